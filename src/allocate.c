@@ -1,0 +1,68 @@
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emulate.h"
+#include "sys_fallocate.h"
+
+static const char *map_name(enum lfa_hole_map m)
+{
+	return m == LFA_MAP_SEEK ? "SEEK_HOLE" : m == LFA_MAP_READ ? "read-back" : "none";
+}
+
+static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
+		       const struct lfa_job_options *opt, const struct lfa_job_report *rep, int err)
+{
+	char why[96];
+
+	if (!rep->emulated) {
+		lfa_debug("%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
+			  caller, fd, offset, len, err ? strerror(err) : "ok");
+		return;
+	}
+	if (opt->emulation == LFA_EMULATE_ALWAYS)
+		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
+	else
+		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
+	lfa_debug("%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s): "
+		  "%s, %" PRIu64 " bytes written, %u syscalls",
+		  caller, fd, offset, len, why, map_name(rep->hole_map),
+		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
+}
+
+int lfa_allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
+		 const struct lfa_job_options *opt, struct lfa_job_report *rep)
+{
+	struct lfa_target target;
+	int saved_errno = errno;
+	int err;
+
+	memset(rep, 0, sizeof *rep);
+	/* An off_t narrower than the kernel's cannot express the end: fail as
+	 * the kernel fails for a file past its maximum size, in its order. */
+	if (max_end < INT64_MAX && offset >= 0 && len > 0 && len > max_end - offset) {
+		rep->syscalls += 2;
+		err = lfa_check_target(fd, offset, len, max_end, &target);
+		goto out;
+	}
+	if (opt->emulation != LFA_EMULATE_ALWAYS) {
+		rep->syscalls++;
+		err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
+		if (!err || opt->emulation == LFA_EMULATE_NEVER ||
+		    (err != ENOSYS && err != EOPNOTSUPP))
+			goto out;
+	}
+	rep->syscalls += 2; /* fcntl and fstat */
+	err = lfa_check_target(fd, offset, len, max_end, &target);
+	if (!err)
+		err = lfa_emulate(fd, offset, len, &target, opt, rep);
+out:
+	if (lfa_settings().debug)
+		debug_line(caller, fd, offset, len, opt, rep, err);
+	errno = saved_errno;
+	return err;
+}

@@ -1,0 +1,3 @@
+/* powerpc64 and ppc64le: whole registers. */
+#define LFA_NR_fallocate 309
+#define LFA_ARG64(v) (long)(v)

@@ -1,0 +1,1 @@
+#error "libfallocate does not know this architecture's fallocate syscall: add src/arch/<abi>/fallocate_arch.h (number and 64-bit argument passing) and teach configure.ac to detect it"

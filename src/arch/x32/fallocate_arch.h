@@ -1,0 +1,5 @@
+/* x32: the x86_64 call with the x32 bit set; registers are 64 bits wide even
+ * though long is 32, so the value is passed as long long (libc's syscall()
+ * takes it in one register). */
+#define LFA_NR_fallocate (0x40000000 + 285)
+#define LFA_ARG64(v) (long long)(v)

@@ -1,0 +1,52 @@
+#ifndef LFA_EMULATE_H
+#define LFA_EMULATE_H
+
+#include <stdint.h>
+
+#include "settings.h"
+
+/* How the emulation learned which blocks of the old file are allocated. */
+enum lfa_hole_map {
+	LFA_MAP_NONE,  /* the range lay wholly beyond the old end of file */
+	LFA_MAP_SEEK,  /* SEEK_DATA/SEEK_HOLE, on a filesystem that reports holes */
+	LFA_MAP_READ,  /* read back: only blocks that read as zero are written */
+};
+
+struct lfa_job_options {
+	enum lfa_emulation_policy emulation;
+	/* Called as the work proceeds; a nonzero return cancels the job, which
+	 * then fails with ECANCELED and leaves the size as it was. */
+	int (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+struct lfa_job_report {
+	int native_error;          /* the kernel's answer; 0 when it was not asked */
+	int emulated;              /* the emulation ran */
+	enum lfa_hole_map hole_map;
+	uint64_t bytes_written;    /* zeros the emulation wrote */
+	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
+};
+
+/* The facts about a descriptor that the kernel checks, in its order.
+ * Returns 0 or the error fallocate(2) would give; max_end is the largest
+ * offset+len the caller's off_t can express. */
+struct lfa_target {
+	int flags;       /* fcntl(F_GETFL) */
+	int64_t size;
+};
+int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
+		     struct lfa_target *t) LFA_HIDDEN;
+
+/* The zero-writing engine: allocates [offset, offset+len) of fd without the
+ * kernel's help.  Returns 0 or an error number, and may change errno. */
+int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
+		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
+
+/* posix_fallocate's whole job: the syscall, then the emulation where the
+ * policy allows it.  `caller` names the entry point in debug output.
+ * Returns 0 or an error number; errno is left as it was. */
+int lfa_allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
+		 const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
+
+#endif

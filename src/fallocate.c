@@ -1,0 +1,57 @@
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "emulate.h"
+#include "sys_fallocate.h"
+
+#undef fallocate64 /* a macro on musl */
+
+#define LFA_EXPORT __attribute__((visibility("default")))
+
+/* A thin syscall wrapper, as glibc's: callers use fallocate() to learn what
+ * the filesystem supports, so it emulates only when asked to
+ * (LIBFALLOCATE_EMULATE_FALLOCATE=1), and only mode 0, the one mode whose
+ * result zero-writing can reproduce. */
+static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, int64_t len)
+{
+	struct lfa_settings s = lfa_settings();
+	int err;
+
+	if (mode == 0 && s.emulate_fallocate) {
+		struct lfa_job_options opt = { s.emulation, 0, 0 };
+		struct lfa_job_report rep;
+
+		err = lfa_allocate(caller, fd, offset, len, INT64_MAX, &opt, &rep);
+	} else {
+		err = lfa_sys_fallocate(fd, mode, offset, len);
+		if (s.debug)
+			lfa_debug("%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
+				  caller, fd, (unsigned)mode, offset, len, err ? strerror(err) : "ok");
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+LFA_EXPORT int fallocate64(int fd, int mode, off64_t offset, off64_t len)
+{
+	return fallocate_any("fallocate64", fd, mode, offset, len);
+}
+
+#if SIZEOF_OFF_T == 8
+extern __typeof(fallocate64) fallocate __attribute__((alias("fallocate64"))) LFA_EXPORT;
+#else
+/* As glibc's: the 32-bit values are widened and the kernel judges them. */
+LFA_EXPORT int fallocate(int fd, int mode, off_t offset, off_t len)
+{
+	return fallocate_any("fallocate", fd, mode, offset, len);
+}
+#endif

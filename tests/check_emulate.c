@@ -1,0 +1,258 @@
+/* The emulation engine on the machine's own filesystem, forced: content,
+ * size and allocation for new, written, sparse and partly covered files, on
+ * every kind of descriptor, and cancellation. */
+#include "testutil.h"
+
+#include <check.h>
+#include <sys/statfs.h>
+
+#include "emulate.h"
+
+#define MiB ((int64_t)1 << 20)
+
+static struct lfa_job_report last;
+
+static int emulate_path(const char *path, int flags, int64_t offset, int64_t len)
+{
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+	int fd = open(path, flags | O_CREAT, 0600);
+	off_t pos;
+	int err;
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	pos = lseek(fd, 0, SEEK_CUR);
+	errno = 4242;
+	err = lfa_allocate("test", fd, offset, len, INT64_MAX, &opt, &last);
+	ck_assert_int_eq(errno, 4242);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), pos); /* the caller's offset stays */
+	ck_assert_int_eq(last.emulated, 1);
+	close(fd);
+	return err;
+}
+
+static void expect_file(const char *path, int64_t size, int64_t data_off, int64_t data_len,
+			unsigned seed)
+{
+	int fd = open(path, O_RDONLY);
+	int64_t bad;
+
+	ck_assert_int_eq(file_size(fd), size);
+	close(fd);
+	bad = first_mismatch(path, 0, size, data_off, data_len, seed);
+	ck_assert_msg(bad == -1, "%s: byte %lld is wrong", path, (long long)bad);
+}
+
+static const char *fresh(const char *name)
+{
+	const char *p = scratch_path(name);
+
+	unlink(p);
+	return p;
+}
+
+START_TEST(new_file)
+{
+	const char *p = fresh("new");
+
+	ck_assert_int_eq(emulate_path(p, O_RDWR, 0, 8 * MiB), 0);
+	expect_file(p, 8 * MiB, 0, 0, 0);
+	ck_assert(fully_allocated(p, 0, 8 * MiB));
+	ck_assert_int_eq(last.bytes_written, 8 * MiB);
+	ck_assert_uint_le(last.syscalls, 12); /* a few checks, two 4 MiB writes */
+}
+END_TEST
+
+START_TEST(unaligned_range_beyond_end)
+{
+	const char *p = fresh("unaligned");
+
+	write_pattern_at(p, 0, 1000, 1);
+	ck_assert_int_eq(emulate_path(p, O_RDWR, 5000, 3000), 0);
+	expect_file(p, 8000, 0, 1000, 1);
+	ck_assert(fully_allocated(p, 5000, 8000));
+}
+END_TEST
+
+START_TEST(written_file_is_not_rewritten)
+{
+	const char *p = fresh("written");
+
+	write_pattern_at(p, 0, (size_t)(4 * MiB), 2);
+	ck_assert_int_eq(emulate_path(p, O_RDWR, 0, 4 * MiB), 0);
+	expect_file(p, 4 * MiB, 0, 4 * MiB, 2);
+	ck_assert_int_eq(last.bytes_written, 0);
+}
+END_TEST
+
+START_TEST(sparse_file)
+{
+	const char *p = fresh("sparse");
+	int fd;
+
+	write_pattern_at(p, 0, 4096, 3);
+	write_pattern_at(p, 3 * MiB, 4096, 3);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(ftruncate(fd, 5 * MiB + 123), 0);
+	close(fd);
+	ck_assert(!fully_allocated(p, 0, 5 * MiB));
+	ck_assert_int_eq(emulate_path(p, O_RDWR, 100, 6 * MiB), 0);
+	ck_assert(fully_allocated(p, 0, 6 * MiB + 100));
+	ck_assert_int_eq(first_mismatch(p, 0, 4096, 0, 4096, 3), -1);
+	ck_assert_int_eq(first_mismatch(p, 4096, 3 * MiB, 0, 0, 0), -1);
+	ck_assert_int_eq(first_mismatch(p, 3 * MiB, 3 * MiB + 4096, 3 * MiB, 4096, 3), -1);
+	ck_assert_int_eq(first_mismatch(p, 3 * MiB + 4096, 6 * MiB + 100, 0, 0, 0), -1);
+	/* Only holes were written: the two data blocks were skipped. */
+	ck_assert_int_le(last.bytes_written, 6 * MiB + 100 - 2 * 4096 + 4096);
+}
+END_TEST
+
+START_TEST(range_inside_keeps_size)
+{
+	const char *p = fresh("inside");
+	int fd;
+
+	write_pattern_at(p, 0, 777, 4);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(ftruncate(fd, 4 * MiB), 0);
+	close(fd);
+	ck_assert_int_eq(emulate_path(p, O_RDWR, MiB + 1, MiB), 0);
+	expect_file(p, 4 * MiB, 0, 777, 4);
+	ck_assert(fully_allocated(p, MiB + 1, 2 * MiB + 1));
+}
+END_TEST
+
+START_TEST(write_only_descriptor)
+{
+	const char *p = fresh("wronly");
+
+	write_pattern_at(p, 0, 10000, 5);
+	ck_assert_int_eq(emulate_path(p, O_WRONLY, 0, 2 * MiB), 0);
+	expect_file(p, 2 * MiB, 0, 10000, 5);
+	ck_assert(fully_allocated(p, 0, 2 * MiB));
+}
+END_TEST
+
+START_TEST(append_descriptor)
+{
+	const char *p = fresh("append");
+	unsigned char tail[100];
+	int fd;
+
+	write_pattern_at(p, 0, 10000, 6);
+	ck_assert_int_eq(emulate_path(p, O_WRONLY | O_APPEND, 0, 2 * MiB), 0);
+	expect_file(p, 2 * MiB, 0, 10000, 6);
+	ck_assert(fully_allocated(p, 0, 2 * MiB));
+	/* The descriptor still appends. */
+	fd = open(p, O_WRONLY | O_APPEND);
+	memset(tail, 'x', sizeof tail);
+	ck_assert_int_eq(emulate_path(p, O_WRONLY | O_APPEND, 0, 100), 0);
+	ck_assert_int_eq(write(fd, tail, sizeof tail), (ssize_t)sizeof tail);
+	ck_assert_int_eq(file_size(fd), 2 * MiB + 100);
+	close(fd);
+}
+END_TEST
+
+START_TEST(direct_descriptor)
+{
+	const char *p = fresh("direct");
+	int fd = open(p, O_RDWR | O_CREAT | O_DIRECT, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "skipping O_DIRECT: %s\n", strerror(errno));
+		return;
+	}
+	close(fd);
+	write_pattern_at(p, 0, 5000, 7);
+	ck_assert_int_eq(emulate_path(p, O_RDWR | O_DIRECT, 0, 3 * MiB + 17), 0);
+	expect_file(p, 3 * MiB + 17, 0, 5000, 7);
+	ck_assert(fully_allocated(p, 0, 3 * MiB + 17));
+}
+END_TEST
+
+START_TEST(dsync_descriptor_writes_few_times)
+{
+	const char *p = fresh("dsync");
+
+	ck_assert_int_eq(emulate_path(p, O_RDWR | O_DSYNC, 0, 8 * MiB), 0);
+	expect_file(p, 8 * MiB, 0, 0, 0);
+	ck_assert_uint_le(last.syscalls, 12);
+}
+END_TEST
+
+static int cancel_after_first(void *arg, uint64_t done, uint64_t total)
+{
+	int *calls = arg;
+
+	ck_assert_uint_le(done, total);
+	return ++*calls >= 1;
+}
+
+START_TEST(cancel_restores_size)
+{
+	const char *p = fresh("cancel");
+	int calls = 0, fd;
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, cancel_after_first, &calls };
+
+	write_pattern_at(p, 0, 3000, 8);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(lfa_allocate("test", fd, 0, 64 * MiB, INT64_MAX, &opt, &last), ECANCELED);
+	close(fd);
+	ck_assert_int_eq(calls, 1);
+	expect_file(p, 3000, 0, 3000, 8);
+}
+END_TEST
+
+struct progress_log { int calls; uint64_t last_done, total; };
+
+static int log_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress_log *log = arg;
+
+	ck_assert_uint_ge(done, log->last_done); /* never goes back */
+	log->calls++;
+	log->last_done = done;
+	log->total = total;
+	return 0;
+}
+
+START_TEST(progress_reaches_total)
+{
+	const char *p = fresh("progress");
+	struct progress_log log = { 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log };
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	ck_assert_int_eq(lfa_allocate("test", fd, 4096, 16 * MiB, INT64_MAX, &opt, &last), 0);
+	close(fd);
+	ck_assert_int_ge(log.calls, 4); /* one per 4 MiB write at least */
+	ck_assert_uint_eq(log.total, 16 * MiB);
+	ck_assert_uint_eq(log.last_done, 16 * MiB);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("emulate");
+	TCase *tc = tcase_create("forced");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, new_file);
+	tcase_add_test(tc, unaligned_range_beyond_end);
+	tcase_add_test(tc, written_file_is_not_rewritten);
+	tcase_add_test(tc, sparse_file);
+	tcase_add_test(tc, range_inside_keeps_size);
+	tcase_add_test(tc, write_only_descriptor);
+	tcase_add_test(tc, append_descriptor);
+	tcase_add_test(tc, direct_descriptor);
+	tcase_add_test(tc, dsync_descriptor_writes_few_times);
+	tcase_add_test(tc, cancel_restores_size);
+	tcase_add_test(tc, progress_reaches_total);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# libfallocate.h compiles warning-free on its own, before and after
+# <fcntl.h>, with and without _GNU_SOURCE and _FILE_OFFSET_BITS=64, as C89,
+# C99, C11 and C++; and its names mean the mainline modes.
+. "${top_srcdir:-.}/tests/lib.sh"
+: "${CC:=cc}"
+inc=$top_srcdir/include
+n=0
+
+try() { # try COMPILER FLAGS... -- SOURCE-TEXT
+	compiler=$1; shift
+	flags=""
+	while [ "$1" != -- ]; do flags="$flags $1"; shift; done
+	shift
+	printf '%s\n' "$1" > "$scratch/t.$ext"
+	# shellcheck disable=SC2086
+	$compiler $flags -Wall -Wextra -Werror -pedantic -I"$inc" -c "$scratch/t.$ext" \
+		-o "$scratch/t.o" 2> "$scratch/err" || fail "$compiler$flags: $(cat "$scratch/err")
+$1"
+	n=$((n + 1))
+}
+
+alone='#include <libfallocate.h>
+int mode_allocate = FA_ALLOCATE, mode_deallocate = FA_DEALLOCATE;'
+before='#include <libfallocate.h>
+#include <fcntl.h>
+int f(int fd) { return posix_fallocate(fd, 0, 1) + fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1); }'
+after='#include <fcntl.h>
+#include <libfallocate.h>
+int f(int fd) { return posix_fallocate(fd, 0, 1) + fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, 1); }'
+
+ext=c
+for std in c89 c99 c11; do
+	for defs in "" "-D_GNU_SOURCE" "-D_FILE_OFFSET_BITS=64" "-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64"; do
+		try "$CC" -std=$std $defs -- "$alone"
+		case $defs in *_GNU_SOURCE*)
+			try "$CC" -std=$std $defs -- "$before"
+			try "$CC" -std=$std $defs -- "$after" ;;
+		esac
+	done
+done
+ext=cc
+: "${CXX:=c++}"
+if command -v "${CXX%% *}" >/dev/null 2>&1 && echo 'int x;' | $CXX -x c++ -c -o /dev/null - 2>/dev/null; then
+	for defs in "" "-D_FILE_OFFSET_BITS=64"; do
+		try "$CXX" -std=c++11 $defs -- "$alone"
+		try "$CXX" -std=c++17 $defs -- "$before"
+		try "$CXX" -std=c++17 $defs -- "$after"
+	done
+else
+	note "no C++ compiler: C++ cases not run"
+fi
+
+# The seed's names mean what they said, in mainline values.
+ext=c
+try "$CC" -std=c11 -D_GNU_SOURCE -- '#include <linux/falloc.h>
+#include <libfallocate.h>
+_Static_assert(FA_ALLOCATE == 0, "allocate is mode 0");
+_Static_assert(FA_DEALLOCATE == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE), "punch");
+_Static_assert(FALLOC_FL_KEEP_SIZE == 1 && FALLOC_FL_ZERO_RANGE == 0x10, "mainline values");'
+echo "PASS: $n compilations"

@@ -1,0 +1,33 @@
+# Sourced by the shell tests.  Exit codes follow automake: 0 pass, 1 fail,
+# 77 skip (with the reason printed), 99 hard error.
+set -u
+: "${top_builddir:=$(pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
+LFA_CALL=$top_builddir/tests/lfa-call
+LFA_CALL_LFS=$top_builddir/tests/lfa-call-lfs
+WITH_ERRNO=$top_builddir/tests/with-fallocate-errno
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+note() { echo "# $*"; }
+
+# A scratch directory on the machine's disk, removed at exit.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/lfa-sh.XXXXXX") || exit 99
+cleanup_hooks=""
+on_exit() { cleanup_hooks="$1; $cleanup_hooks"; }
+trap 'eval "$cleanup_hooks"; rm -rf "$scratch"' EXIT
+
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
+need_seccomp() {
+	[ -x "$WITH_ERRNO" ] || skip "built without libseccomp: no with-fallocate-errno"
+	"$WITH_ERRNO" ENOSYS true || skip "cannot install a seccomp filter here"
+}
+# Whether two ELF files are of one class (32 or 64 bits): a library preloads
+# only into programs of its own class.
+elf_class() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+need_same_class() {
+	[ "$(elf_class "$1")" = "$(elf_class "$2")" ] ||
+		skip "$(basename "$2") and $(basename "$1") are of different ELF classes"
+}
+file_size() { stat -c %s "$1"; }

@@ -1,0 +1,54 @@
+# Tests.  Programs link the convenience library (internals reachable) or the
+# shared library (what users get); each C test is built twice, with and
+# without _FILE_OFFSET_BITS=64.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
+	LFA_LIBRARY='$(abs_top_builddir)/.libs/libfallocate.so.$(LFA_SONAME_MAJOR)'; \
+	CC='$(CC)'; CXX='$(CXX)'; \
+	export top_srcdir top_builddir LFA_LIBRARY CC CXX;
+
+TESTS += tests/header-compile.sh tests/strace-args.sh tests/preload-python.sh \
+	tests/fallback.sh
+EXTRA_DIST += tests/header-compile.sh tests/strace-args.sh tests/preload-python.sh \
+	tests/fallback.sh tests/lib.sh tests/testutil.h
+
+# A small program on the public API, linked with the shared library, for the
+# shell tests; -no-install keeps libtool from wrapping it in a script.
+check_PROGRAMS += tests/lfa-call tests/lfa-call-lfs
+tests_lfa_call_SOURCES = tests/lfa-call.c
+tests_lfa_call_LDADD = libfallocate.la
+tests_lfa_call_LDFLAGS = -no-install
+tests_lfa_call_lfs_SOURCES = tests/lfa-call.c
+tests_lfa_call_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_lfa_call_lfs_LDADD = libfallocate.la
+tests_lfa_call_lfs_LDFLAGS = -no-install
+
+if HAVE_SECCOMP
+check_PROGRAMS += tests/with-fallocate-errno
+tests_with_fallocate_errno_SOURCES = tests/with-fallocate-errno.c
+tests_with_fallocate_errno_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+tests_with_fallocate_errno_LDADD = $(SECCOMP_LIBS)
+endif
+
+if HAVE_CHECK
+UNIT_TESTS = tests/check_errors tests/check_errors_lfs tests/check_emulate tests/check_emulate_lfs
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+UNIT_LDADD = libfallocate-core.la $(CHECK_LIBS)
+tests_check_errors_SOURCES = tests/check_errors.c
+tests_check_errors_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_errors_LDADD = $(UNIT_LDADD)
+tests_check_errors_lfs_SOURCES = tests/check_errors.c
+tests_check_errors_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_errors_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_errors_lfs_LDADD = $(UNIT_LDADD)
+tests_check_emulate_SOURCES = tests/check_emulate.c
+tests_check_emulate_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_emulate_LDADD = $(UNIT_LDADD)
+tests_check_emulate_lfs_SOURCES = tests/check_emulate.c
+tests_check_emulate_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_emulate_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_emulate_lfs_LDADD = $(UNIT_LDADD)
+endif

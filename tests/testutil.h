@@ -1,0 +1,127 @@
+/* Shared by the C tests: scratch files and the checks every test makes. */
+#ifndef LFA_TESTUTIL_H
+#define LFA_TESTUTIL_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A fresh directory under $LFA_TEST_DIR, $TMPDIR or /tmp. */
+static inline const char *test_dir(void)
+{
+	static char dir[2048];
+	const char *base = getenv("LFA_TEST_DIR");
+
+	if (dir[0])
+		return dir;
+	if (!base || !*base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	snprintf(dir, sizeof dir, "%s/lfa-test.XXXXXX", base);
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		exit(99);
+	}
+	return dir;
+}
+
+/* Creates an empty file and returns its path (a static buffer per slot). */
+static inline const char *scratch_path(const char *name)
+{
+	static char path[4][4096];
+	static int slot;
+	char *p = path[slot++ & 3];
+
+	if ((size_t)snprintf(p, 4096, "%s/%s", test_dir(), name) >= 4096)
+		abort();
+	return p;
+}
+
+static inline void fill_pattern(unsigned char *buf, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)(((i * 131u) ^ seed) % 251u + 1u); /* never zero */
+}
+
+static inline int64_t file_size(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+/* Writes n pattern bytes at off through a separate descriptor. */
+static inline void write_pattern_at(const char *path, int64_t off, size_t n, unsigned seed)
+{
+	unsigned char *buf = malloc(n);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	if (!buf || fd < 0)
+		abort();
+	fill_pattern(buf, n, seed);
+	if (pwrite(fd, buf, n, off) != (ssize_t)n)
+		abort();
+	close(fd);
+	free(buf);
+}
+
+/* The first byte of [off, end) that differs from what pattern(seed) put
+ * at [poff, poff+plen) and zero elsewhere; -1 when all match. */
+static inline int64_t first_mismatch(const char *path, int64_t off, int64_t end,
+				     int64_t poff, int64_t plen, unsigned seed)
+{
+	unsigned char buf[65536];
+	unsigned char *pat = malloc((size_t)plen + 1);
+	int fd = open(path, O_RDONLY);
+	int64_t pos = off;
+
+	if (!pat || fd < 0)
+		abort();
+	fill_pattern(pat, (size_t)plen, seed);
+	while (pos < end) {
+		ssize_t got = pread(fd, buf, (size_t)(end - pos < 65536 ? end - pos : 65536), pos);
+		ssize_t i;
+
+		if (got <= 0)
+			break;
+		for (i = 0; i < got; i++) {
+			int64_t at = pos + i;
+			unsigned char want = at >= poff && at < poff + plen ? pat[at - poff] : 0;
+
+			if (buf[i] != want) {
+				close(fd);
+				free(pat);
+				return at;
+			}
+		}
+		pos += got;
+	}
+	close(fd);
+	free(pat);
+	return pos < end ? pos : -1;
+}
+
+/* Whether [off, end) has no hole, by SEEK_HOLE on a private descriptor (the
+ * tests run where it is real; written zeros are data there). */
+static inline int fully_allocated(const char *path, int64_t off, int64_t end)
+{
+	int fd = open(path, O_RDONLY);
+	off_t hole;
+
+	if (fd < 0)
+		return 0;
+	hole = lseek(fd, (off_t)(off & ~(int64_t)4095), SEEK_HOLE);
+	close(fd);
+	return hole >= 0 && (int64_t)hole >= end;
+}
+
+#endif
