@@ -43,7 +43,7 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 
 LFA_EXPORT int fallocate64(int fd, int mode, off64_t offset, off64_t len)
 {
-	return fallocate_any("fallocate64", fd, mode, offset, len);
+	return fallocate_any(SIZEOF_OFF_T == 8 ? "fallocate" : "fallocate64", fd, mode, offset, len);
 }
 
 #if SIZEOF_OFF_T == 8

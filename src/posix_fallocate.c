@@ -20,7 +20,8 @@ static int allocate(const char *caller, int fd, int64_t offset, int64_t len, int
 
 LFA_EXPORT int posix_fallocate64(int fd, off64_t offset, off64_t len)
 {
-	return allocate("posix_fallocate64", fd, offset, len, INT64_MAX);
+	return allocate(SIZEOF_OFF_T == 8 ? "posix_fallocate" : "posix_fallocate64", fd, offset,
+			len, INT64_MAX);
 }
 
 #if SIZEOF_OFF_T == 8

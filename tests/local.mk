@@ -26,6 +26,7 @@ tests_lfa_call_lfs_LDADD = libfallocate.la
 tests_lfa_call_lfs_LDFLAGS = -no-install
 
 if HAVE_SECCOMP
+DEMO_HELPERS = tests/with-fallocate-errno
 check_PROGRAMS += tests/with-fallocate-errno
 tests_with_fallocate_errno_SOURCES = tests/with-fallocate-errno.c
 tests_with_fallocate_errno_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
@@ -52,3 +53,13 @@ tests_check_emulate_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_check_emulate_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_emulate_lfs_LDADD = $(UNIT_LDADD)
 endif
+
+# For CI's sanitizer and valgrind runs.
+print-unit-tests:
+	@echo $(UNIT_TESTS)
+.PHONY: print-unit-tests
+
+EXTRA_DIST += tests/demo.sh
+demo: tests/lfa-call $(DEMO_HELPERS)
+	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/demo.sh
+.PHONY: demo
