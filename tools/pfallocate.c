@@ -89,13 +89,13 @@ static void usage(void)
 	       "For more details see pfallocate(1).\n", PROGRAM);
 }
 
-static void try_help(void)
+static __attribute__((noreturn)) void try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", PROGRAM);
 	exit(EXIT_FAILURE);
 }
 
-static void bad_argument(const char *what, const char *arg)
+static __attribute__((noreturn)) void bad_argument(const char *what, const char *arg)
 {
 	fprintf(stderr, "%s: invalid %s: '%s'\n", PROGRAM, what, arg);
 	exit(EXIT_FAILURE);
@@ -190,6 +190,26 @@ static int parse_emulation(const char *arg)
 	exit(EXIT_FAILURE);
 }
 
+/* getopt's complaints, in our name: argv[0] may be a libtool wrapper's. */
+static __attribute__((noreturn)) void bad_option(int c, const char *arg)
+{
+	int is_long = !strncmp(arg, "--", 2);
+	int name_len = (int)strcspn(arg, "=");
+
+	if (c == ':' && is_long)
+		fprintf(stderr, "%s: option '%.*s' requires an argument\n", PROGRAM, name_len, arg);
+	else if (c == ':')
+		fprintf(stderr, "%s: option requires an argument -- '%c'\n", PROGRAM, optopt);
+	else if (is_long && optopt)
+		fprintf(stderr, "%s: option '%.*s' doesn't allow an argument\n", PROGRAM,
+			name_len, arg);
+	else if (is_long)
+		fprintf(stderr, "%s: unrecognized option '%s'\n", PROGRAM, arg);
+	else
+		fprintf(stderr, "%s: invalid option -- '%c'\n", PROGRAM, optopt);
+	try_help();
+}
+
 /* Everything is checked here, before any file is opened: a bad argument
  * never causes a write. */
 static int parse_args(int argc, char **argv, struct config *cfg)
@@ -210,7 +230,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 
 	memset(cfg, 0, sizeof *cfg);
 	cfg->emulation = LFA_EMULATION_DEFAULT;
-	while ((c = getopt_long(argc, argv, "o:l:hV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:l:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			parse_size_arg("offset", optarg, &cfg->offset);
@@ -240,8 +261,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 			printf("%s from libfallocate %s (library %s)\n", PROGRAM, PACKAGE_VERSION,
 			       lfa_version());
 			exit(EXIT_SUCCESS);
+		case ':':
 		default:
-			try_help();
+			bad_option(c, argv[optind - 1]);
 		}
 	}
 	if (!have_length) {
