@@ -42,4 +42,96 @@
 #define FA_ALLOCATE 0
 #define FA_DEALLOCATE (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
 
+/*
+ * The lfa_ API: posix_fallocate with options and a report.  See
+ * lfa_allocate(3lfa).  Fixed-width types keep the ABI the same with and
+ * without _FILE_OFFSET_BITS=64.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this API: 1 is the first (libfallocate 0.1.0). */
+#define LFA_API_VERSION 1
+
+/* Whether the zero-writing emulation may run (lfa_options.emulation). */
+enum lfa_emulation {
+	LFA_EMULATION_DEFAULT = 0, /* as posix_fallocate: LIBFALLOCATE_EMULATION, else auto */
+	LFA_EMULATION_AUTO = 1,    /* when the kernel says ENOSYS or EOPNOTSUPP */
+	LFA_EMULATION_NEVER = 2,   /* never: the kernel's answer is the result */
+	LFA_EMULATION_ALWAYS = 3   /* skip the syscall (tests, benchmarks) */
+};
+
+/* Called as the emulation proceeds, with the bytes of the range done so far
+ * and the range's length; a nonzero return cancels the allocation, which then
+ * fails with ECANCELED and leaves the file's size as it was. */
+typedef int (*lfa_progress_fn)(uint64_t done, uint64_t total, void *user);
+
+/* Set size to sizeof(struct lfa_options) and every other member to zero (or
+ * use LFA_OPTIONS_INIT): later versions append members, and the library
+ * reads only the first `size` bytes. */
+struct lfa_options {
+	size_t size;
+	int emulation;            /* enum lfa_emulation */
+	int flags;                /* none defined yet: 0 */
+	lfa_progress_fn progress; /* or null */
+	void *user;               /* passed to progress */
+};
+#define LFA_OPTIONS_INIT { sizeof(struct lfa_options), LFA_EMULATION_DEFAULT, 0, 0, 0 }
+
+/* Which path did the work (lfa_report.path). */
+enum lfa_path {
+	LFA_PATH_NONE = 0,    /* neither: the arguments were refused first */
+	LFA_PATH_NATIVE = 1,  /* the kernel's fallocate */
+	LFA_PATH_EMULATED = 2 /* the zero-writing emulation */
+};
+
+/* Why the emulation ran (lfa_report.reason). */
+enum lfa_reason {
+	LFA_REASON_NONE = 0,   /* it did not */
+	LFA_REASON_KERNEL = 1, /* the kernel said native_error (ENOSYS or EOPNOTSUPP) */
+	LFA_REASON_FORCED = 2  /* LFA_EMULATION_ALWAYS, or LIBFALLOCATE_EMULATION=always */
+};
+
+/* How the emulation found the holes of the old file (lfa_report.holes). */
+enum lfa_holes {
+	LFA_HOLES_NONE = 0,  /* no need: the range lay beyond the old end of file */
+	LFA_HOLES_SEEK = 1,  /* SEEK_DATA and SEEK_HOLE */
+	LFA_HOLES_READ = 2   /* read back: blocks that read as zero were rewritten */
+};
+
+/* Set size to sizeof(struct lfa_report) (or use LFA_REPORT_INIT); the
+ * library writes only the first `size` bytes, the rest when it returns. */
+struct lfa_report {
+	size_t size;
+	int path;               /* enum lfa_path */
+	int reason;             /* enum lfa_reason */
+	int native_error;       /* the kernel's answer; 0 if it was not asked */
+	int holes;              /* enum lfa_holes */
+	uint64_t bytes_written; /* zeros the emulation wrote */
+	uint64_t syscalls;      /* system calls issued, the kernel's fallocate included */
+};
+#define LFA_REPORT_INIT { sizeof(struct lfa_report), 0, 0, 0, 0, 0, 0 }
+
+/* Allocates [offset, offset + len) of fd as posix_fallocate does.  opt and
+ * rep may be null.  Returns 0 or an error number; never changes errno. */
+int lfa_allocate(int fd, int64_t offset, int64_t len, const struct lfa_options *opt,
+		 struct lfa_report *rep);
+
+/* Names for report values ("native", "emulated", "none"; "SEEK_HOLE",
+ * "read-back", "none"; "kernel", "forced", "none"), never null. */
+const char *lfa_strpath(int path);
+const char *lfa_strholes(int holes);
+const char *lfa_strreason(int reason);
+
+/* The library's version, such as "0.1.0". */
+const char *lfa_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* LIBFALLOCATE_H */

@@ -34,8 +34,8 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
 }
 
-int lfa_allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
-		 const struct lfa_job_options *opt, struct lfa_job_report *rep)
+int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
+		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
 	int saved_errno = errno;

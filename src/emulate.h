@@ -43,10 +43,11 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
 
-/* posix_fallocate's whole job: the syscall, then the emulation where the
- * policy allows it.  `caller` names the entry point in debug output.
+/* The whole job of posix_fallocate and of the public lfa_allocate: the
+ * syscall, then the emulation where the policy allows it.  `caller` names the
+ * entry point in debug output.
  * Returns 0 or an error number; errno is left as it was. */
-int lfa_allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
-		 const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
+int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
+		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
 
 #endif

@@ -27,7 +27,7 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 		struct lfa_job_options opt = { s.emulation, 0, 0 };
 		struct lfa_job_report rep;
 
-		err = lfa_allocate(caller, fd, offset, len, INT64_MAX, &opt, &rep);
+		err = lfa_run_job(caller, fd, offset, len, INT64_MAX, &opt, &rep);
 	} else {
 		err = lfa_sys_fallocate(fd, mode, offset, len);
 		if (s.debug)

@@ -22,7 +22,7 @@ static int emulate_path(const char *path, int flags, int64_t offset, int64_t len
 	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
 	pos = lseek(fd, 0, SEEK_CUR);
 	errno = 4242;
-	err = lfa_allocate("test", fd, offset, len, INT64_MAX, &opt, &last);
+	err = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &last);
 	ck_assert_int_eq(errno, 4242);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), pos); /* the caller's offset stays */
 	ck_assert_int_eq(last.emulated, 1);
@@ -195,7 +195,7 @@ START_TEST(cancel_restores_size)
 
 	write_pattern_at(p, 0, 3000, 8);
 	fd = open(p, O_RDWR);
-	ck_assert_int_eq(lfa_allocate("test", fd, 0, 64 * MiB, INT64_MAX, &opt, &last), ECANCELED);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, 64 * MiB, INT64_MAX, &opt, &last), ECANCELED);
 	close(fd);
 	ck_assert_int_eq(calls, 1);
 	expect_file(p, 3000, 0, 3000, 8);
@@ -222,7 +222,7 @@ START_TEST(progress_reaches_total)
 	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log };
 	int fd = open(p, O_RDWR | O_CREAT, 0600);
 
-	ck_assert_int_eq(lfa_allocate("test", fd, 4096, 16 * MiB, INT64_MAX, &opt, &last), 0);
+	ck_assert_int_eq(lfa_run_job("test", fd, 4096, 16 * MiB, INT64_MAX, &opt, &last), 0);
 	close(fd);
 	ck_assert_int_ge(log.calls, 4); /* one per 4 MiB write at least */
 	ck_assert_uint_eq(log.total, 16 * MiB);

@@ -98,7 +98,7 @@ static int call_entry(enum entry e, int fd, int64_t offset, int64_t len)
 		r = fallocate64(fd, 0, offset, len);
 		break;
 	case EMULATED:
-		r = lfa_allocate("test", fd, offset, len, INT64_MAX, &opt, &rep);
+		r = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &rep);
 		ck_assert_int_eq(errno, 12345);
 		return r;
 	}

@@ -1,0 +1,22 @@
+# The lfa_ extension API (include/libfallocate.h, lfa_allocate(3lfa)): one
+# exported function per file, in the same convenience library as the rest.
+libfallocate_core_la_SOURCES += \
+	src/lfa_allocate.c \
+	src/lfa_strholes.c \
+	src/lfa_strpath.c \
+	src/lfa_strreason.c \
+	src/lfa_version.c
+
+# Its unit tests run on the shared library, so they also prove the exports.
+if HAVE_CHECK
+UNIT_TESTS += tests/check_api tests/check_api_lfs
+tests_check_api_SOURCES = tests/check_api.c
+tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_api_LDADD = libfallocate.la $(CHECK_LIBS)
+tests_check_api_LDFLAGS = -no-install
+tests_check_api_lfs_SOURCES = tests/check_api.c
+tests_check_api_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_api_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_api_lfs_LDADD = libfallocate.la $(CHECK_LIBS)
+tests_check_api_lfs_LDFLAGS = -no-install
+endif

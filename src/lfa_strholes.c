@@ -1,0 +1,12 @@
+#include <libfallocate.h>
+
+#define LFA_EXPORT __attribute__((visibility("default")))
+
+LFA_EXPORT const char *lfa_strholes(int holes)
+{
+	switch (holes) {
+	case LFA_HOLES_SEEK: return "SEEK_HOLE";
+	case LFA_HOLES_READ: return "read-back";
+	default: return "none";
+	}
+}

@@ -1,0 +1,12 @@
+#include <libfallocate.h>
+
+#define LFA_EXPORT __attribute__((visibility("default")))
+
+LFA_EXPORT const char *lfa_strpath(int path)
+{
+	switch (path) {
+	case LFA_PATH_NATIVE: return "native";
+	case LFA_PATH_EMULATED: return "emulated";
+	default: return "none";
+	}
+}

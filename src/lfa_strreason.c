@@ -1,0 +1,12 @@
+#include <libfallocate.h>
+
+#define LFA_EXPORT __attribute__((visibility("default")))
+
+LFA_EXPORT const char *lfa_strreason(int reason)
+{
+	switch (reason) {
+	case LFA_REASON_KERNEL: return "kernel";
+	case LFA_REASON_FORCED: return "forced";
+	default: return "none";
+	}
+}

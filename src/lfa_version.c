@@ -1,0 +1,10 @@
+#include "config.h"
+
+#include <libfallocate.h>
+
+#define LFA_EXPORT __attribute__((visibility("default")))
+
+LFA_EXPORT const char *lfa_version(void)
+{
+	return PACKAGE_VERSION;
+}
