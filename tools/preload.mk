@@ -41,6 +41,13 @@ print-install-list:
 	@for f in $(dist_man_MANS) $(man_MANS) $(dist_man1_MANS) $(man1_MANS) \
 		$(dist_man3_MANS) $(man3_MANS) $(dist_man7_MANS) $(man7_MANS); do \
 		echo "man $$f"; done
+	@for f in $(dist_doc_DATA) $(doc_DATA); do echo "doc $$f"; done
+	@echo "dir bindir $(bindir)"
+	@echo "dir docdir $(docdir)"
+	@echo "dir libdir $(libdir)"
+	@echo "dir includedir $(includedir)"
+	@echo "dir pkgconfigdir $(pkgconfigdir)"
+	@echo "dir mandir $(mandir)"
 	@echo "soname $(LFA_SONAME_MAJOR)"
 	@echo "version-info $(LT_VERSION_INFO)"
 .PHONY: print-install-list
