@@ -41,6 +41,7 @@ print-install-list:
 	@for f in $(dist_man_MANS) $(man_MANS) $(dist_man1_MANS) $(man1_MANS) \
 		$(dist_man3_MANS) $(man3_MANS) $(dist_man7_MANS) $(man7_MANS); do \
 		echo "man $$f"; done
+	@for l in $(MAN3_LINKS); do echo "man $${l%%=*}"; done
 	@for f in $(dist_doc_DATA) $(doc_DATA); do echo "doc $$f"; done
 	@echo "dir bindir $(bindir)"
 	@echo "dir docdir $(docdir)"
@@ -54,7 +55,7 @@ print-install-list:
 
 PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
 	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
-	tests/secure-mode.sh tests/install.sh tests/exports.sh tests/man-lint.sh
+	tests/secure-mode.sh tests/install.sh tests/exports.sh tests/man-preload.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh
 # The tests run the build tree's wrapper on the build tree's library.
