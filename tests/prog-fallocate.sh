@@ -6,6 +6,8 @@
 # holes in large pieces.  Write syscalls are counted (strace), never timed.
 # Under ENOSYS, util-linux 2.38 exits 0 having allocated nothing: it checks
 # posix_fallocate's result with `< 0`, but the error comes back positive.
+# Without -x it calls fallocate() directly, which the library emulates only
+# under --emulate-fallocate, and never for -n (FALLOC_FL_KEEP_SIZE).
 . "${top_srcdir:-.}/tests/preload-lib.sh"
 need_preloadable fallocate
 fallocate --help 2>&1 | grep -q -- '--posix' || skip "this fallocate(1) has no --posix (-x)"
@@ -60,5 +62,31 @@ for env in $envs; do
 	check_allocated "$dir/grow" $len
 	cmp -s -n 100000 "$dir/data" "$dir/grow" || fail "$env: the file's data changed"
 	note "$env: fallocate -x: ok"
+
+	# Without -x, fallocate(1) calls fallocate() itself: the library passes
+	# its error back unless --emulate-fallocate, and never emulates -n
+	# (FALLOC_FL_KEEP_SIZE).
+	case $env in
+	ext3) err='Operation not supported' ;;
+	enosys) err='Function not implemented' ;;
+	esac
+	f=$dir/direct
+	without fallocate -l $len "$f"
+	expect_fail_rc "fallocate (mode 0)"
+	expect_out "$err" "fallocate (mode 0) error"
+	with fallocate -l $len "$f"
+	expect_fail_rc "fallocate (mode 0) under the wrapper, no --emulate-fallocate"
+	expect_out "^libfallocate: fallocate\\(.*mode=0(x0)?, .*native: $err" "mode 0 passed back"
+	WRAPPER_OPTS=--emulate-fallocate
+	with fallocate -l $len "$f"
+	expect_rc 0 "fallocate (mode 0) under fallocate-preload --emulate-fallocate"
+	expect_emulated "fallocate (mode 0) with --emulate-fallocate"
+	check_allocated "$f" $len
+	with fallocate -n -l $((2 * len)) "$f"
+	WRAPPER_OPTS=
+	expect_fail_rc "fallocate -n (KEEP_SIZE) even with --emulate-fallocate"
+	expect_out "$err" "fallocate -n error"
+	[ "$(file_size "$f")" = $len ] || fail "$env: fallocate -n changed the size"
+	note "$env: fallocate (mode 0): fails without; with --emulate-fallocate: ok; -n: fails both ways"
 done
 echo PASS
