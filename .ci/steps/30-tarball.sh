@@ -7,7 +7,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 make -s dist > /dev/null
-tarball=$(ls -t libfallocate-*.tar.xz | head -n 1)
+tarball=libfallocate-$(sed -n "s/^PACKAGE_VERSION = //p" Makefile).tar.xz
 echo "tarball: $tarball ($(stat -c %s "$tarball") bytes, $(tar -tJf "$tarball" | wc -l) entries)"
 tar -C "$work" -xJf "$tarball"
 src=$work/${tarball%.tar.xz}
