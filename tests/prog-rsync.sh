@@ -1,0 +1,38 @@
+#!/bin/sh
+# rsync --preallocate, unmodified.  rsync calls fallocate() itself, always
+# with FALLOC_FL_KEEP_SIZE, on a new, empty temporary file; where that fails
+# (ext3: EOPNOTSUPP; a sandbox: ENOSYS) it prints a warning, copies without
+# preallocating and exits 0.  libfallocate's fallocate() never emulates a
+# mode other than 0, even with --emulate-fallocate: zeros cannot be written
+# past the end of a file without changing its size.  So this test shows the
+# call reaching libfallocate, being passed back unchanged, and the copy
+# coming out right: rsync behaves exactly as without the library.
+. "${top_srcdir:-.}/tests/preload-lib.sh"
+need_preloadable rsync
+rsync --help 2>&1 | grep -q -- '--preallocate' || skip "this rsync has no --preallocate"
+pick_envs
+
+for env in $envs; do
+	enter_env "$env"
+	head -c $((3 * MiB)) /dev/urandom > "$dir/src"
+	case $env in
+	ext3) err='Operation not supported' ;;
+	enosys) err='Function not implemented' ;;
+	esac
+
+	without rsync --preallocate "$dir/src" "$dir/copy1"
+	expect_rc 0 "rsync --preallocate"
+	expect_out "do_fallocate .*$err" "rsync's warning"
+	cmp -s "$dir/src" "$dir/copy1" || fail "$env: rsync's copy differs"
+
+	WRAPPER_OPTS=--emulate-fallocate
+	with rsync --preallocate "$dir/src" "$dir/copy2"
+	WRAPPER_OPTS=
+	expect_rc 0 "rsync --preallocate under fallocate-preload --emulate-fallocate"
+	expect_out "^libfallocate: fallocate\\(fd=[0-9]+, mode=0x1, offset=0, len=[0-9]+\\): native: $err" \
+		"the KEEP_SIZE call reached libfallocate and was passed back"
+	expect_out "do_fallocate .*$err" "rsync's warning"
+	cmp -s "$dir/src" "$dir/copy2" || fail "$env: rsync's copy differs under the wrapper"
+	note "$env: rsync --preallocate: warns '$err' and copies, with or without the library"
+done
+echo PASS

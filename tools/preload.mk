@@ -1,0 +1,65 @@
+# fallocate-preload (the LD_PRELOAD wrapper), its man page, the tests that run
+# real programs under it, and the packaging tests.
+
+# The script names the library under the configured libdir, known only at
+# make time (libdir may be written in terms of ${exec_prefix}).
+bin_SCRIPTS += tools/fallocate-preload
+CLEANFILES += tools/fallocate-preload
+EXTRA_DIST += tools/fallocate-preload.in
+tools/fallocate-preload: $(srcdir)/tools/fallocate-preload.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools && rm -f $@ $@.tmp && \
+	sed -e 's|@libdir[@]|$(libdir)|g' \
+	    -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
+	    -e 's|@LFA_SONAME_MAJOR[@]|$(LFA_SONAME_MAJOR)|g' \
+	    $(srcdir)/tools/fallocate-preload.in > $@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+dist_man_MANS += man/fallocate-preload.1
+
+# No .la file is installed.  It only lists dependency libraries for libtool
+# to add when linking statically, and this library has none (libc only);
+# distributions delete it anyway (Debian since policy 10.2's advice), and a
+# stale one in a sysroot breaks cross builds.  libtool's uninstall finds the
+# other files through the .la, so they are removed by name here.
+install-exec-hook: install-exec-drop-la
+install-exec-drop-la:
+	rm -f $(DESTDIR)$(libdir)/libfallocate.la
+uninstall-hook: uninstall-drop-lib
+uninstall-drop-lib:
+	rm -f $(DESTDIR)$(libdir)/libfallocate.so \
+	      $(DESTDIR)$(libdir)/libfallocate.so.$(LFA_SONAME_MAJOR) \
+	      $(DESTDIR)$(libdir)/libfallocate.so.$(LFA_SONAME_MAJOR).* \
+	      $(DESTDIR)$(libdir)/libfallocate.a
+.PHONY: install-exec-drop-la uninstall-drop-lib
+
+# What `make install` must put in place, for tests/install.sh: every file
+# this build installs, by the variables that install them.
+print-install-list:
+	@for f in $(bin_SCRIPTS) $(bin_PROGRAMS); do echo "bin $$f"; done
+	@for f in $(include_HEADERS); do echo "include $$f"; done
+	@for f in $(pkgconfig_DATA); do echo "pkgconfig $$f"; done
+	@for f in $(dist_man_MANS) $(man_MANS) $(dist_man1_MANS) $(man1_MANS) \
+		$(dist_man3_MANS) $(man3_MANS) $(dist_man7_MANS) $(man7_MANS); do \
+		echo "man $$f"; done
+	@for l in $(MAN3_LINKS); do echo "man $${l%%=*}"; done
+	@for f in $(dist_doc_DATA) $(doc_DATA); do echo "doc $$f"; done
+	@echo "dir bindir $(bindir)"
+	@echo "dir docdir $(docdir)"
+	@echo "dir libdir $(libdir)"
+	@echo "dir includedir $(includedir)"
+	@echo "dir pkgconfigdir $(pkgconfigdir)"
+	@echo "dir mandir $(mandir)"
+	@echo "soname $(LFA_SONAME_MAJOR)"
+	@echo "version-info $(LT_VERSION_INFO)"
+.PHONY: print-install-list
+
+PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
+	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
+	tests/secure-mode.sh tests/install.sh tests/exports.sh
+TESTS += $(PRELOAD_TESTS)
+EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh
+# The tests run the build tree's wrapper on the build tree's library.
+AM_TESTS_ENVIRONMENT += \
+	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
+	FALLOCATE_PRELOAD_LIBRARY=$$LFA_LIBRARY; LFA_MAKE='$(MAKE)'; \
+	export FALLOCATE_PRELOAD FALLOCATE_PRELOAD_LIBRARY LFA_MAKE;
