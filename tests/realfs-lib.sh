@@ -25,10 +25,11 @@ unmount_all() {
 }
 on_exit unmount_all
 
-# mount_fs NAME TYPE SIZE: mounts a fresh TYPE (ext2, ext3, ext4 on a loop
-# image; ramfs; tmpfs of SIZE) and sets MNT to its directory.
+# mount_fs NAME TYPE SIZE [MKFS_OPTION...]: mounts a fresh TYPE (ext2, ext3,
+# ext4 on a loop image; ramfs; tmpfs of SIZE) and sets MNT to its directory.
 mount_fs() {
 	name=$1 type=$2 size=$3
+	shift 3
 	[ -n "$mounts_dir" ] || mounts_dir=$(mktemp -d "${TMPDIR:-/tmp}/lfa-mnt.XXXXXX") || exit 99
 	MNT=$mounts_dir/$name
 	mkdir "$MNT" || exit 99
@@ -43,7 +44,7 @@ mount_fs() {
 		need_cmd "mkfs.$type"
 		need_cmd losetup
 		truncate -s "$size" "$mounts_dir/$name.img" || exit 99
-		"mkfs.$type" -q -F "$mounts_dir/$name.img" > /dev/null || fail "mkfs.$type failed"
+		"mkfs.$type" -q -F "$@" "$mounts_dir/$name.img" > /dev/null || fail "mkfs.$type failed"
 		loop=$(losetup -f --show "$mounts_dir/$name.img") || skip "no loop device"
 		loops="$loops $loop"
 		mount -t "$type" "$loop" "$MNT" || skip "cannot mount $type (no driver?)"
