@@ -19,7 +19,7 @@
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
-#define MAX_SIZE (8 * MiB)
+#define MAX_SIZE (6 * MiB)
 #define MAX_OPS 1000000
 
 struct op {
@@ -82,10 +82,11 @@ static int64_t pick_offset(int64_t size)
 
 static int64_t pick_length(void)
 {
-	switch (next() % 8) {
-	case 0: return 1 + below(16);
-	case 1: return 4096 * (1 + below(64));
-	case 2: return 1 + below(6 * MiB); /* crosses the engine's 4 MiB chunks */
+	switch (next() % 16) {
+	case 0: case 1: return 1 + below(16);
+	case 2: case 3: return 4096 * (1 + below(64));
+	case 4: return 4 * MiB - 8192 + below(16384); /* the engine's 4 MiB chunks */
+	case 5: return 1 + below(MAX_SIZE);
 	default: return 1 + below(300 * KiB);
 	}
 }

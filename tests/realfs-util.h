@@ -74,7 +74,7 @@ static inline int fiemap_covers(int fd, int64_t off, int64_t end)
 		memset(&u, 0, sizeof u);
 		u.fm.fm_start = (uint64_t)pos;
 		u.fm.fm_length = (uint64_t)(end - pos);
-		u.fm.fm_flags = FIEMAP_FLAG_SYNC;
+		u.fm.fm_flags = 0; /* delalloc extents are listed too */
 		u.fm.fm_extent_count = N;
 		if (ioctl(fd, FS_IOC_FIEMAP, &u.fm) != 0)
 			return errno == EOPNOTSUPP || errno == ENOTTY ? -1 : 0;
