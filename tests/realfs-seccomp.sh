@@ -3,7 +3,9 @@
 # checker's matrix and RLIMIT_FSIZE cases through the shared library's
 # posix_fallocate while a seccomp filter makes the syscall fail with ENOSYS
 # (old kernel, sandbox) and EOPNOTSUPP (filesystem without fallocate), and
-# once with the emulation forced through lfa_allocate().
+# with the emulation forced through lfa_allocate(), also as on kernels
+# before 6.9 (pwritev2 refuses RWF_NOAPPEND: O_APPEND takes a reopened
+# descriptor).
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/realfs-lib.sh"
 need_seccomp
@@ -26,4 +28,6 @@ for e in ENOSYS EOPNOTSUPP; do
 	run "public, $e" "$WITH_ERRNO" $e "$REALFS_CHECK_PUBLIC" efbig "$dir"
 done
 run "forced" "$REALFS_CHECK" matrix "$dir"
+run "forced, pwritev2 refused" "$REALFS_CHECK" -k matrix "$dir"
+run "forced, pwritev2 refused" "$REALFS_CHECK" -k efbig "$dir"
 echo PASS

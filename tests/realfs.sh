@@ -2,8 +2,9 @@
 # The emulation on real filesystems that lack fallocate (issue 3): ext2 and
 # ext3 loop images (real SEEK_HOLE) and a ramfs (SEEK_HOLE finds only end of
 # file), each through the emulation forced and through the public
-# posix_fallocate of the shared library (its real fallback); ENOSPC part way
-# on small filesystems; RLIMIT_FSIZE.  Root only: it mounts.  The same checks
+# posix_fallocate of the shared library (its real fallback), and on ext3 as
+# on kernels before 6.9 (pwritev2 refuses RWF_NOAPPEND); ENOSPC part way on
+# small filesystems; RLIMIT_FSIZE.  Root only: it mounts.  The same checks
 # on the machine's own filesystem under seccomp are in realfs-seccomp.sh.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/realfs-lib.sh"
@@ -23,6 +24,7 @@ for type in ext2 ext3 ramfs; do
 	note "$type: the kernel's fallocate says $native"
 	run "$type forced" "$REALFS_CHECK" matrix "$MNT"
 	run "$type public" "$REALFS_CHECK_PUBLIC" matrix "$MNT"
+	[ $type = ext3 ] && run "$type public, pwritev2 refused" "$REALFS_CHECK_PUBLIC" -k matrix "$MNT"
 	run "$type forced" "$REALFS_CHECK" efbig "$MNT"
 	run "$type public" "$REALFS_CHECK_PUBLIC" efbig "$MNT"
 	# Our posix_fallocate, not glibc's: the debug line says why it emulated.
@@ -37,6 +39,7 @@ done
 mount_fs small-ext3 ext3 12M
 run "small ext3 public" "$REALFS_CHECK_PUBLIC" enospc "$MNT"
 run "small ext3 forced" "$REALFS_CHECK" enospc "$MNT"
+run "small ext3 forced, pwritev2 refused" "$REALFS_CHECK" -k enospc "$MNT"
 mount_fs small-ext4 ext4 16M
 run "small ext4 forced" "$REALFS_CHECK" enospc "$MNT"
 mount_fs small-tmpfs tmpfs 12M
