@@ -405,6 +405,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	int c, ok = 1;
 
+	unsetenv("LIBFALLOCATE_EMULATE_FALLOCATE"); /* fallocate() is the kernel's */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt(argc, argv, "n:s:k:r:v")) != -1) {
 		switch (c) {

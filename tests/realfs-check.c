@@ -510,6 +510,7 @@ int main(int argc, char **argv)
 	const char *mode;
 	int old_kernel = 0;
 
+	unsetenv("LIBFALLOCATE_EMULATE_FALLOCATE"); /* fallocate() is the kernel's */
 #ifdef REALFS_PUBLIC_ONLY
 	use_public = 1;
 #endif

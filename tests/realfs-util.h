@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <linux/falloc.h>
 #include <unistd.h>
 
 #define RAMFS_MAGIC_ 0x858458f6u
@@ -44,10 +45,12 @@ static inline const char *err_name(int e)
 	return num;
 }
 
-/* The kernel's own answer to fallocate(fd, mode, off, len): 0 or errno. */
+/* The kernel's own answer to fallocate(fd, mode, off, len): 0 or errno.
+ * The programs link libfallocate, whose fallocate() is the bare syscall
+ * for every ABI (main() clears LIBFALLOCATE_EMULATE_FALLOCATE). */
 static inline int native_fallocate(int fd, int mode, int64_t off, int64_t len)
 {
-	return syscall(SYS_fallocate, fd, mode, (off_t)off, (off_t)len) == 0 ? 0 : errno;
+	return fallocate(fd, mode, (off_t)off, (off_t)len) == 0 ? 0 : errno;
 }
 
 static inline unsigned fs_magic(int fd)
