@@ -1,0 +1,35 @@
+#!/bin/sh
+# Differential fuzzer (tests/fuzz.c): the emulation against the kernel's
+# fallocate, operation by operation.  make check runs a fixed set of seeds:
+# on $TMPDIR with the emulation forced (anyone), and as root with the native
+# file on a tmpfs and the emulated one on an ext3 loop image and a ramfs,
+# where posix_fallocate falls back for real.  `make fuzz N=OPS SEED=FIRST`
+# runs N operations per seed: 10 seeds on $TMPDIR, 5 on ext3, 5 on ramfs.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/realfs-lib.sh"
+
+ops=${FUZZ_OPS:-300}
+seed=${FUZZ_SEED:-1}
+[ -n "${FUZZ_LONG:-}" ] && seeds=10 || seeds=6
+
+fuzz() { # fuzz WHAT SEEDS FIRST_SEED NATIVE_DIR EMUL_DIR
+	what=$1 k=$2 s=$3; shift 3
+	(cd "$scratch" && "$FUZZ" -n "$ops" -k "$k" -s "$s" "$@") > "$scratch/out" 2>&1; rc=$?
+	sed "s|^|[$what] |" "$scratch/out"
+	[ $rc = 77 ] && return 0
+	[ $rc = 0 ] || fail "$what: divergence (the operations are above)"
+}
+
+mkdir "$scratch/n" "$scratch/e" || exit 99
+fuzz "${TMPDIR:-/tmp}, forced" $seeds "$seed" "$scratch/n" "$scratch/e"
+if [ "$(id -u)" = 0 ]; then
+	mount_fs native tmpfs 64M
+	native=$MNT
+	mount_fs ext3 ext3 64M
+	fuzz "tmpfs vs ext3" $((seeds - seeds / 2)) $((seed + 1000)) "$native" "$MNT"
+	mount_fs ramfs ramfs 0
+	fuzz "tmpfs vs ramfs" $((seeds / 2)) $((seed + 2000)) "$native" "$MNT"
+else
+	note "not root: no ext3 image or ramfs"
+fi
+echo PASS

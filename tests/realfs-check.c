@@ -1,0 +1,552 @@
+/* The emulation's contract, checked on one real filesystem:
+ *   realfs-check [-p] matrix DIR   descriptor kinds x file shapes x ranges
+ *   realfs-check [-p] enospc DIR   ENOSPC part way (DIR on a small filesystem)
+ *   realfs-check [-p] efbig DIR    RLIMIT_FSIZE below offset+len
+ *   realfs-check native DIR        prints the kernel's answer to fallocate
+ * -k: first make pwritev2 fail with EOPNOTSUPP, as kernels before 6.9 do for
+ * RWF_NOAPPEND, so O_APPEND descriptors take the reopened-descriptor path.
+ * By default the emulation is forced through lfa_run_job(); with -p (and
+ * always in the build linked with the shared library) the call is the public
+ * posix_fallocate with the policy from the environment, so the emulation
+ * runs only where the kernel says ENOSYS or EOPNOTSUPP.
+ *
+ * After each call: the error, the size (max of old size and offset+len), old
+ * bytes unchanged, new bytes zero, every block of the range allocated, the
+ * caller's file offset unchanged, an O_APPEND descriptor still appending.
+ * Exits 0 when all passed, 1 otherwise. */
+#include "realfs-util.h"
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#ifndef REALFS_PUBLIC_ONLY
+#include "emulate.h"
+#endif
+
+#define KiB ((int64_t)1 << 10)
+#define MiB ((int64_t)1 << 20)
+
+static int use_public;
+static int failures, passes;
+static const char *dir;
+
+static int allocate(int fd, int64_t off, int64_t len)
+{
+#ifndef REALFS_PUBLIC_ONLY
+	if (!use_public) {
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+		struct lfa_job_report rep;
+
+		return lfa_run_job("realfs-check", fd, off, len, INT64_MAX, &opt, &rep);
+	}
+#endif
+	return posix_fallocate(fd, (off_t)off, (off_t)len);
+}
+
+struct fd_kind {
+	const char *name;
+	int flags;
+};
+
+static const struct fd_kind fd_kinds[] = {
+	{ "rdwr", O_RDWR },
+	{ "wronly", O_WRONLY },
+	{ "wronly-append", O_WRONLY | O_APPEND },
+	{ "rdwr-append", O_RDWR | O_APPEND },
+	{ "direct", O_RDWR | O_DIRECT },
+	{ "wronly-direct", O_WRONLY | O_DIRECT },
+	{ "dsync", O_RDWR | O_DSYNC },
+	{ "wronly-append-dsync", O_WRONLY | O_APPEND | O_DSYNC },
+};
+#define N_KINDS (sizeof fd_kinds / sizeof fd_kinds[0])
+
+static void fill_random(unsigned char *buf, size_t n, unsigned seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (unsigned char)(x | 1); /* never zero: tells data from zeros */
+	}
+}
+
+static void put(const char *path, int64_t off, int64_t n, unsigned seed)
+{
+	unsigned char *buf = malloc((size_t)n);
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	if (!buf || fd < 0)
+		abort();
+	fill_random(buf, (size_t)n, seed);
+	if (pwrite(fd, buf, (size_t)n, (off_t)off) != (ssize_t)n)
+		abort();
+	close(fd);
+	free(buf);
+}
+
+static void set_size(const char *path, int64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+		abort();
+	close(fd);
+}
+
+/* File shapes: what is in the file before the call. */
+enum shape { NEW, DATA, SPARSE, ZEROS, N_SHAPES };
+static const char *const shape_names[] = { "new", "data", "sparse", "zero-data" };
+
+static void make_shape(const char *path, enum shape s)
+{
+	unlink(path);
+	set_size(path, 0);
+	switch (s) {
+	case NEW:
+		break;
+	case DATA:
+		put(path, 0, MiB + 333, 1);
+		break;
+	case SPARSE: /* data, a hole, data, a hole reaching end of file */
+		put(path, 0, 8 * KiB, 2);
+		put(path, MiB + 100, 5000, 3);
+		set_size(path, 3 * MiB + 777);
+		break;
+	case ZEROS: { /* written zeros: allocated, but they read as holes would */
+		static unsigned char z[256 * 1024];
+		int fd = open(path, O_WRONLY);
+
+		if (fd < 0 || pwrite(fd, z, sizeof z, 0) != (ssize_t)sizeof z)
+			abort();
+		close(fd);
+		put(path, sizeof z, 4096, 4);
+		break;
+	}
+	default:
+		abort();
+	}
+}
+
+struct range {
+	const char *name;
+	int64_t off, len;
+};
+
+/* Ranges relative to the old size s; 0 length means not for this shape. */
+static int make_ranges(int64_t s, struct range *r)
+{
+	int n = 0;
+
+	if (s > 0) {
+		r[n++] = (struct range){ "inside", s / 3 + 1, s / 3 };
+		r[n++] = (struct range){ "inside-1-byte", s / 2 + 7, 1 };
+	}
+	r[n++] = (struct range){ "across-end", s > 5003 ? s - 5000 : s / 2, 2 * MiB + 17 };
+	r[n++] = (struct range){ "beyond-end", s + 64 * KiB + 1, MiB + 3 };
+	r[n++] = (struct range){ "whole-plus-5MiB", 0, ((s + 4095) & ~(int64_t)4095) + 5 * MiB };
+	r[n++] = (struct range){ "beyond-aligned", ((s + MiB - 1) & ~(MiB - 1)) + MiB, MiB };
+	return n;
+}
+
+static unsigned char *read_all(const char *path, int64_t size)
+{
+	unsigned char *buf = malloc((size_t)size + 1);
+	int fd = open(path, O_RDONLY);
+	int64_t pos = 0;
+
+	if (!buf || fd < 0)
+		abort();
+	while (pos < size) {
+		ssize_t got = pread(fd, buf + pos, (size_t)(size - pos), (off_t)pos);
+
+		if (got <= 0)
+			break;
+		pos += got;
+	}
+	close(fd);
+	if (pos != size)
+		memset(buf + pos, 0xEE, (size_t)(size - pos)); /* short: cannot match */
+	return buf;
+}
+
+static int64_t path_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			printf("FAIL %s: ", label);                        \
+			printf(__VA_ARGS__);                               \
+			printf("\n");                                      \
+			ok = 0;                                            \
+			goto out;                                          \
+		}                                                          \
+	} while (0)
+
+/* Content: [0, old_size) as before, the rest zero, up to want_size. */
+static int64_t first_difference(const char *path, const unsigned char *old, int64_t old_size,
+				int64_t want_size)
+{
+	unsigned char *now = read_all(path, want_size);
+	int64_t i, bad = -1;
+
+	for (i = 0; i < want_size && bad < 0; i++)
+		if (now[i] != (i < old_size ? old[i] : 0))
+			bad = i;
+	free(now);
+	return bad;
+}
+
+static int open_kind(const char *path, const struct fd_kind *k, const char *label)
+{
+	int fd = open(path, k->flags);
+
+	if (fd < 0 && (k->flags & O_DIRECT) && errno == EINVAL) {
+		static int said;
+
+		if (!said++)
+			printf("# %s: O_DIRECT cannot be opened here: direct cases skipped\n", dir);
+		return -2;
+	}
+	if (fd < 0)
+		printf("FAIL %s: open: %s\n", label, strerror(errno));
+	return fd;
+}
+
+/* One call and every check on its result; 1 passed, 0 failed, -1 skipped. */
+static int run_case(const char *path, const struct fd_kind *k, enum shape s,
+		    const struct range *r)
+{
+	char label[256];
+	unsigned char *old;
+	int64_t old_size, want, pos, bad;
+	const char *how;
+	int fd, err, ok = 1;
+
+	snprintf(label, sizeof label, "%s/%s/%s off=%lld len=%lld", k->name, shape_names[s],
+		 r->name, (long long)r->off, (long long)r->len);
+	make_shape(path, s);
+	old_size = path_size(path);
+	old = read_all(path, old_size);
+	want = old_size > r->off + r->len ? old_size : r->off + r->len;
+	fd = open_kind(path, k, label);
+	if (fd == -2) {
+		free(old);
+		return -1;
+	}
+	CHECK(fd >= 0, "no descriptor");
+	pos = lseek(fd, 4321, SEEK_SET);
+	err = allocate(fd, r->off, r->len);
+	CHECK(err == 0, "posix_fallocate: %s", err_name(err));
+	CHECK(lseek(fd, 0, SEEK_CUR) == pos, "caller's offset moved to %lld",
+	      (long long)lseek(fd, 0, SEEK_CUR));
+	CHECK(path_size(path) == want, "size %lld, wanted %lld", (long long)path_size(path),
+	      (long long)want);
+	bad = first_difference(path, old, old_size, want);
+	CHECK(bad < 0, "byte %lld changed (old size %lld)", (long long)bad, (long long)old_size);
+	CHECK(range_allocated(path, r->off, r->off + r->len, &how), "a hole left in the range (by %s)",
+	      how);
+	if (k->flags & O_APPEND) {
+		static const char tail[] = "tail!";
+
+		CHECK(write(fd, tail, 5) == 5, "append write: %s", strerror(errno));
+		CHECK(path_size(path) == want + 5, "append landed elsewhere: size %lld",
+		      (long long)path_size(path));
+		CHECK(first_difference(path, old, old_size, want) < 0, "append overwrote data");
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(old);
+	return ok;
+}
+
+static void tally(int r)
+{
+	if (r > 0)
+		passes++;
+	else if (r == 0)
+		failures++;
+}
+
+static void matrix(void)
+{
+	char path[4096];
+	size_t k;
+	int s;
+	const char *how;
+
+	snprintf(path, sizeof path, "%s/matrix", dir);
+	make_shape(path, DATA);
+	printf("# %s: allocation checked by ", dir);
+	range_allocated(path, 0, 4096, &how);
+	printf("%s\n", how);
+	for (k = 0; k < N_KINDS; k++)
+		for (s = 0; s < N_SHAPES; s++) {
+			struct range r[8];
+			int n, i;
+
+			make_shape(path, (enum shape)s);
+			n = make_ranges(path_size(path), r);
+			for (i = 0; i < n; i++)
+				tally(run_case(path, &fd_kinds[k], (enum shape)s, &r[i]));
+		}
+	unlink(path);
+}
+
+static int64_t free_bytes(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 ? (int64_t)sf.f_bfree * (int64_t)sf.f_bsize : -1;
+}
+
+/* The request that cannot fit: [off, off+len) across the end of a sparse
+ * file, larger than the free space, so writes fail part way. */
+static void enospc_request(const char *path, int64_t *off, int64_t *len)
+{
+	*off = 256 * KiB + 1;
+	*len = free_bytes(path) + 2 * MiB;
+}
+
+static void make_enospc_file(const char *path)
+{
+	unlink(path);
+	put(path, 0, 64 * KiB, 5);
+	put(path, 512 * KiB, 4096, 6);
+	set_size(path, MiB);
+}
+
+/* What the kernel says when it can allocate here; 0 when it cannot try. */
+static int kernel_enospc_answer(const char *path)
+{
+	int64_t off, len;
+	int fd, err;
+
+	make_enospc_file(path);
+	fd = open(path, O_RDWR);
+	enospc_request(path, &off, &len);
+	err = native_fallocate(fd, 0, off, len);
+	close(fd);
+	unlink(path);
+	return err == EOPNOTSUPP || err == ENOSYS ? 0 : err;
+}
+
+static void enospc(void)
+{
+	char path[4096];
+	int64_t before = free_bytes(dir);
+	int kernel;
+	size_t k;
+
+	if (before > 256 * MiB) {
+		printf("FAIL %s: %lld bytes free: not a small filesystem\n", dir, (long long)before);
+		failures++;
+		return;
+	}
+	snprintf(path, sizeof path, "%s/enospc", dir);
+	kernel = kernel_enospc_answer(path);
+	printf("# %s: %lld bytes free; the kernel's fallocate says %s\n", dir, (long long)before,
+	       kernel ? err_name(kernel) : "EOPNOTSUPP (it cannot allocate here)");
+	for (k = 0; k < N_KINDS; k++) {
+		char label[128];
+		int64_t off, len, size, after, bad;
+		unsigned char *old;
+		int fd, err, ok = 1;
+		off_t pos;
+
+		snprintf(label, sizeof label, "enospc/%s", fd_kinds[k].name);
+		make_enospc_file(path);
+		size = path_size(path);
+		old = read_all(path, size);
+		fd = open_kind(path, &fd_kinds[k], label);
+		if (fd == -2) {
+			free(old);
+			continue;
+		}
+		CHECK(fd >= 0, "no descriptor");
+		enospc_request(path, &off, &len);
+		pos = lseek(fd, 777, SEEK_SET);
+		err = allocate(fd, off, len);
+		CHECK(err == ENOSPC || err == EDQUOT, "wanted ENOSPC, got %s", err_name(err));
+		CHECK(!kernel || err == kernel, "kernel said %s, we said %s", err_name(kernel),
+		      err_name(err));
+		CHECK(lseek(fd, 0, SEEK_CUR) == pos, "caller's offset moved");
+		CHECK(path_size(path) == size, "size %lld, was %lld", (long long)path_size(path),
+		      (long long)size);
+		bad = first_difference(path, old, size, size);
+		CHECK(bad < 0, "byte %lld changed", (long long)bad);
+		after = free_bytes(dir);
+		/* Blocks filled inside the old size may stay; those past it go. */
+		CHECK(after >= before - size - 256 * KiB, "%lld bytes free after, %lld before",
+		      (long long)after, (long long)before);
+out:
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+		free(old);
+		tally(ok);
+	}
+}
+
+/* In a child, since the limit is the process's: 1 pass, 0 fail, -1 skip. */
+static int efbig_case(const char *path, const struct fd_kind *k, int64_t limit, int64_t off,
+		      int64_t len, int want_err, const char *what)
+{
+	char label[160];
+	pid_t pid;
+	int status;
+
+	snprintf(label, sizeof label, "efbig/%s/%s", k->name, what);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)limit, (rlim_t)limit };
+		unsigned char *old;
+		int64_t size, bad;
+		int fd, err, ok = 1;
+
+		make_shape(path, SPARSE);
+		size = path_size(path);
+		old = read_all(path, size);
+		fd = open_kind(path, k, label);
+		if (fd == -2)
+			_exit(3);
+		CHECK(fd >= 0, "no descriptor");
+		signal(SIGXFSZ, SIG_IGN);
+		CHECK(setrlimit(RLIMIT_FSIZE, &rl) == 0, "setrlimit: %s", strerror(errno));
+		err = allocate(fd, off, len);
+		if (want_err >= 0)
+			CHECK(err == want_err, "wanted %s, got %s", err_name(want_err), err_name(err));
+		else
+			printf("# %s: %s (the kernel allocates inside the size regardless)\n", label,
+			       err_name(err));
+		CHECK(path_size(path) == size, "size %lld, was %lld", (long long)path_size(path),
+		      (long long)size);
+		bad = first_difference(path, old, size, size);
+		CHECK(bad < 0, "byte %lld changed", (long long)bad);
+out:
+		_exit(ok ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		printf("FAIL %s: child died\n", label);
+		return 0;
+	}
+	unlink(path);
+	return WEXITSTATUS(status) == 3 ? -1 : WEXITSTATUS(status) == 0;
+}
+
+static void efbig(void)
+{
+	char path[4096];
+	size_t k;
+
+	snprintf(path, sizeof path, "%s/efbig", dir);
+	make_shape(path, SPARSE); /* size 3 MiB + 777, holes inside */
+	for (k = 0; k < N_KINDS; k++) {
+		int64_t s = path_size(path);
+		const struct fd_kind *kind = &fd_kinds[k];
+
+		tally(efbig_case(path, kind, s + 100 * KiB, s - 5000, MiB, EFBIG, "across-end"));
+		tally(efbig_case(path, kind, s + 100 * KiB, s + MiB, 4096, EFBIG, "beyond-limit"));
+		tally(efbig_case(path, kind, s - 4096, 4096, s, EFBIG, "limit-below-size"));
+		tally(efbig_case(path, kind, MiB, 2 * MiB, MiB, -1, "inside-size-past-limit"));
+		make_shape(path, SPARSE);
+	}
+	unlink(path);
+}
+
+static int native(void)
+{
+	char path[4096];
+	int fd, err;
+
+	snprintf(path, sizeof path, "%s/native-probe", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror(path);
+		return 2;
+	}
+	err = native_fallocate(fd, 0, 0, 4096);
+	close(fd);
+	unlink(path);
+	printf("%s\n", err_name(err));
+	return 0;
+}
+
+/* An old kernel's pwritev2: RWF_NOAPPEND is an unknown flag there.  A raw
+ * filter on this ABI's syscall number (no libseccomp needed). */
+static int refuse_pwritev2(void)
+{
+#ifdef SYS_pwritev2
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pwritev2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EOPNOTSUPP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0)
+		return 0;
+#endif
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode;
+	int old_kernel = 0;
+
+	unsetenv("LIBFALLOCATE_EMULATE_FALLOCATE"); /* fallocate() is the kernel's */
+#ifdef REALFS_PUBLIC_ONLY
+	use_public = 1;
+#endif
+	for (; argc > 1 && argv[1][0] == '-'; argv++, argc--) {
+		if (!strcmp(argv[1], "-p"))
+			use_public = 1;
+		else if (!strcmp(argv[1], "-k"))
+			old_kernel = 1;
+		else
+			break;
+	}
+	if (old_kernel && refuse_pwritev2() != 0) {
+		printf("SKIP: cannot install a seccomp filter for pwritev2\n");
+		return 77;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: realfs-check [-p] [-k] matrix|enospc|efbig|native DIR\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mode = argv[1];
+	dir = argv[2];
+	if (!strcmp(mode, "native"))
+		return native();
+	else if (!strcmp(mode, "matrix"))
+		matrix();
+	else if (!strcmp(mode, "enospc"))
+		enospc();
+	else if (!strcmp(mode, "efbig"))
+		efbig();
+	else {
+		fprintf(stderr, "realfs-check: unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,
+	       use_public ? "public posix_fallocate" : "lfa_allocate, emulation forced",
+	       old_kernel ? "; pwritev2 refused" : "", passes, failures);
+	return failures ? 1 : 0;
+}

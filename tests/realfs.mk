@@ -1,0 +1,30 @@
+# Real filesystems (issue 3): the emulation's contract on ext2, ext3, ramfs,
+# small filesystems for ENOSPC, RLIMIT_FSIZE, syscall counts, and a
+# differential fuzzer against the kernel's own fallocate.
+REALFS_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+
+# realfs-check calls lfa_allocate() (emulation forced) or, with -p, the
+# posix_fallocate of the convenience library; realfs-check-public the one of
+# the shared library users get.
+check_PROGRAMS += tests/realfs-check tests/realfs-check-public tests/fuzz
+tests_realfs_check_SOURCES = tests/realfs-check.c tests/realfs-util.h
+tests_realfs_check_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_realfs_check_LDADD = libfallocate-core.la
+tests_realfs_check_public_SOURCES = tests/realfs-check.c tests/realfs-util.h
+tests_realfs_check_public_CPPFLAGS = $(REALFS_CPPFLAGS) -DREALFS_PUBLIC_ONLY
+tests_realfs_check_public_LDADD = libfallocate.la
+tests_realfs_check_public_LDFLAGS = -no-install
+tests_fuzz_SOURCES = tests/fuzz.c tests/realfs-util.h
+tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_fuzz_LDADD = libfallocate-core.la
+
+REALFS_TESTS = tests/realfs.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh
+TESTS += $(REALFS_TESTS)
+EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
+
+# make fuzz [N=OPS] [SEED=FIRST]: a longer run than make check's (defaults in
+# tests/fuzz.sh); a failing seed prints the operations to replay.
+fuzz: tests/fuzz
+	@$(AM_TESTS_ENVIRONMENT) FUZZ_OPS='$(N)' FUZZ_SEED='$(SEED)' FUZZ_LONG=1 \
+		$(SHELL) $(srcdir)/tests/fuzz.sh
+.PHONY: fuzz

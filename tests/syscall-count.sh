@@ -1,0 +1,80 @@
+#!/bin/sh
+# Under O_DSYNC every write is a sync, so the number of writes is the cost:
+# 8 MiB must take about one write per 4 MiB (glibc's emulation takes one
+# per 4 KiB block).  Counted with strace, never timed.  Also prints, without
+# asserting them, glibc's counts and both for a new 1 GiB file.
+# On $TMPDIR with a seccomp filter answering EOPNOTSUPP (anyone), and on a
+# real ext3 loop image, where the kernel answers EOPNOTSUPP itself (root).
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/realfs-lib.sh"
+need_cmd strace
+strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace refused)"
+need_seccomp
+need_cmd python3
+
+MiB=1048576
+# Sets N to the writes on the file's descriptor by lfa-call (our
+# posix_fallocate), as strace saw them.
+ours_writes() { # ours_writes FILE OPEN_FLAGS LEN [WRAPPER...]
+	file=$1 flags=$2 len=$3; shift 3
+	rm -f "$file"
+	strace -f -qq -e trace=write,pwrite64,writev,pwritev,pwritev2 -o "$scratch/trace" \
+		"$@" "$LFA_CALL" -o "$flags" "$file" "posix_fallocate:0:0:$len" > "$scratch/call" 2>&1 ||
+		fail "lfa-call failed: $(cat "$scratch/call")"
+	fd=$(sed -n 's/^posix_fallocate fd=\([0-9]*\) .*-> ok$/\1/p' "$scratch/call")
+	[ -n "$fd" ] || fail "lfa-call: $(cat "$scratch/call")"
+	[ "$(file_size "$file")" = "$len" ] || fail "size $(file_size "$file"), wanted $len"
+	N=$(grep -Ec "^[0-9]+ +(write|pwrite64|writev|pwritev|pwritev2)\($fd," "$scratch/trace")
+	rm -f "$file"
+}
+
+# Write syscalls glibc's own emulation makes inside os.posix_fallocate, from
+# /proc/self/io (syscw): ptrace would stop 262,144 times for 1 GiB.
+GLIBC_PY='
+import os, sys
+def syscw():
+    with open("/proc/self/io") as f:
+        return int([l for l in f if l.startswith("syscw")][0].split()[1])
+flags = os.O_RDWR | os.O_CREAT | (os.O_DSYNC if sys.argv[2] == "dsync" else 0)
+fd = os.open(sys.argv[1], flags, 0o600)
+before = syscw()
+try:
+    os.posix_fallocate(fd, 0, int(sys.argv[3]))
+    r = "ok"
+except OSError as e:
+    r = os.strerror(e.errno)
+print(syscw() - before, r)
+'
+glibc_writes() { # glibc_writes FILE dsync|rdwr LEN [WRAPPER...]
+	file=$1 flags=$2 len=$3; shift 3
+	rm -f "$file"
+	[ -r /proc/self/io ] || { echo "unknown (no /proc/self/io)"; return; }
+	"$@" python3 -c "$GLIBC_PY" "$file" "$flags" "$len" 2>&1
+	rm -f "$file"
+}
+
+measure() { # measure WHERE DIR yes|no [WRAPPER...]: yes also counts glibc's
+	where=$1 d=$2 glibc=$3; shift 3
+	ours_writes "$d/dsync" dsync $((8 * MiB)) "$@"
+	g="not measured here (thousands of synchronous writes take seconds)"
+	[ "$glibc" = no ] || g=$(glibc_writes "$d/dsync" dsync $((8 * MiB)) "$@")
+	note "$where: 8 MiB, O_DSYNC: libfallocate $N writes; glibc $g"
+	[ "$N" -le 3 ] || fail "$where: $N writes for 8 MiB under O_DSYNC (wanted at most 3)"
+}
+
+dir=$scratch/count
+mkdir "$dir" || exit 99
+measure "${TMPDIR:-/tmp} ($(findmnt -n -o FSTYPE -T "$dir" 2>/dev/null || stat -f -c %T "$dir"), seccomp EOPNOTSUPP)" \
+	"$dir" "$([ "$(id -u)" = 0 ] && echo no || echo yes)" "$WITH_ERRNO" EOPNOTSUPP
+ours_writes "$dir/big" trunc $((1024 * MiB)) "$WITH_ERRNO" EOPNOTSUPP
+note "${TMPDIR:-/tmp}: new 1 GiB: libfallocate $N writes; glibc $(glibc_writes "$dir/big" rdwr $((1024 * MiB)) "$WITH_ERRNO" EOPNOTSUPP)"
+[ "$N" -le 260 ] || fail "$N writes for a new 1 GiB (wanted about 256)"
+
+if [ "$(id -u)" = 0 ]; then
+	mount_fs ext3 ext3 64M -b 4096
+	[ "$("$REALFS_CHECK" native "$MNT")" = EOPNOTSUPP ] || fail "ext3 can fallocate?"
+	measure "ext3 loop image, 4 KiB blocks (the kernel says EOPNOTSUPP)" "$MNT" yes
+else
+	note "not root: no ext3 loop image"
+fi
+echo PASS
