@@ -546,7 +546,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,
-	       use_public ? "public posix_fallocate" : "lfa_allocate, emulation forced",
+	       use_public ? "public posix_fallocate" : "lfa_run_job, emulation forced",
 	       old_kernel ? "; pwritev2 refused" : "", passes, failures);
 	return failures ? 1 : 0;
 }
