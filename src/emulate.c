@@ -373,7 +373,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 {
 	struct job j;
 	int64_t fs_type;
-	int err = 0;
+	int extended = 0, err = 0;
 
 	memset(&j, 0, sizeof j);
 	j.fd = fd;
@@ -407,16 +407,18 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		rep->syscalls++;
 		if (ftruncate64(writer_fd(&j), j.new_size) != 0)
 			err = errno;
+		else
+			extended = 1;
 	}
 	if (!err)
 		err = fill(&j, fs_type);
 
-	if (err && j.new_size > j.old_size) {
+	if (err && extended) {
 		/* Put the size back.  Blocks filled inside the old size stay:
 		 * they read as zero, as they did before. */
 		rep->syscalls++;
 		(void)ftruncate64(writer_fd(&j), j.old_size);
-	} else if (!err && j.new_size > j.old_size && (j.flags & O_DSYNC)) {
+	} else if (!err && extended && (j.flags & O_DSYNC)) {
 		rep->syscalls++;
 		if (fdatasync(fd) != 0)
 			err = errno;
