@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include <check.h>
+
+#include "check-run.h"
 #include <stddef.h>
 
 #include <libfallocate.h>
@@ -294,8 +296,6 @@ int main(void)
 {
 	Suite *s = suite_create("api");
 	TCase *tc = tcase_create("lfa_allocate");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, native_path);
@@ -309,9 +309,5 @@ int main(void)
 	tcase_add_test(tc, names_and_version);
 	tcase_add_test(tc, layout_is_fixed);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

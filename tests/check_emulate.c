@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include <check.h>
+
+#include "check-run.h"
 #include <sys/statfs.h>
 
 #include "emulate.h"
@@ -234,8 +236,6 @@ int main(void)
 {
 	Suite *s = suite_create("emulate");
 	TCase *tc = tcase_create("forced");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, new_file);
@@ -250,9 +250,5 @@ int main(void)
 	tcase_add_test(tc, cancel_restores_size);
 	tcase_add_test(tc, progress_reaches_total);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

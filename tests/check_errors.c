@@ -5,6 +5,8 @@
 #include "testutil.h"
 
 #include <check.h>
+
+#include "check-run.h"
 #include <limits.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -187,16 +189,10 @@ int main(void)
 	Suite *s = suite_create("errors");
 	TCase *tc = tcase_create("table");
 	int n = (int)(sizeof cases / sizeof cases[0]);
-	SRunner *sr;
-	int failed;
 
 	tcase_add_loop_test(tc, test_error_case, 0, n);
 	if (sizeof(long) == 8) /* syscall()'s varargs are long: 64-bit only */
 		tcase_add_loop_test(tc, test_table_matches_kernel, 0, n);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

@@ -15,28 +15,8 @@
 
 #include <libfallocate.h>
 
-static const char *errname(int e)
-{
-	static char num[16];
+#include "errname.h"
 
-	switch (e) {
-	case 0: return "ok";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case EFBIG: return "EFBIG";
-	case ENOSYS: return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EPERM: return "EPERM";
-	case ENOSPC: return "ENOSPC";
-	case ESPIPE: return "ESPIPE";
-	case ENODEV: return "ENODEV";
-	case EISDIR: return "EISDIR";
-	case EIO: return "EIO";
-	case ECANCELED: return "ECANCELED";
-	}
-	snprintf(num, sizeof num, "%d", e);
-	return num;
-}
 
 static int open_flags(char *spec)
 {
@@ -82,7 +62,7 @@ static int call(int fd, const char *spec)
 		exit(2);
 	}
 	printf("%s fd=%d mode=%d offset=%lld len=%lld -> %s\n", name, fd, mode, offset, len,
-	       errname(r));
+	       err_name(r));
 	return r;
 }
 

@@ -20,30 +20,12 @@
 #include <linux/falloc.h>
 #include <unistd.h>
 
+#include "errname.h"
+
 #define RAMFS_MAGIC_ 0x858458f6u
 #define TMPFS_MAGIC_ 0x01021994u
 #define EXT_MAGIC_ 0xEF53u
 
-static inline const char *err_name(int e)
-{
-	static char num[16];
-
-	switch (e) {
-	case 0: return "ok";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case EFBIG: return "EFBIG";
-	case ENOSYS: return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EPERM: return "EPERM";
-	case ENOSPC: return "ENOSPC";
-	case EDQUOT: return "EDQUOT";
-	case EIO: return "EIO";
-	case ENODEV: return "ENODEV";
-	}
-	snprintf(num, sizeof num, "%d", e);
-	return num;
-}
 
 /* The kernel's own answer to fallocate(fd, mode, off, len): 0 or errno.
  * The programs link libfallocate, whose fallocate() is the bare syscall

@@ -1,0 +1,18 @@
+/* main() of every Check unit test: runs the suite, exits 0 when all passed. */
+#ifndef LFA_CHECK_RUN_H
+#define LFA_CHECK_RUN_H
+
+#include <check.h>
+
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
+#endif
