@@ -28,7 +28,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/../.." && pwd)
-workdir= testdir= errno_helper= require_all=no keep=no
+workdir='' testdir='' errno_helper='' require_all=no keep=no made_workdir=no
 self_checks=() abis=()
 
 while [ $# -gt 0 ]; do
@@ -78,13 +78,22 @@ if [ -f "$srcdir/config.status" ]; then
 fi
 if [ -z "$workdir" ]; then
 	workdir=$(mktemp -d "${TMPDIR:-/tmp}/lfa-cross.XXXXXX")
+	made_workdir=yes
 else
 	mkdir -p "$workdir"
 fi
 workdir=$(cd "$workdir" && pwd)
 testdir=${testdir:-$workdir/files}
 mkdir -p "$testdir"
-cleanup() { [ "$keep" = yes ] || rm -rf "$workdir"; }
+cleanup() { # only what this script made: a --workdir given is the caller's
+	if [ "$keep" = yes ]; then
+		return
+	elif [ "$made_workdir" = yes ]; then
+		rm -rf "$workdir"
+	else
+		rm -rf "$testdir/abi-test."*
+	fi
+}
 trap cleanup EXIT
 
 n_pass=0 n_fail=0 n_skip=0
@@ -167,7 +176,8 @@ run_tests() { # LOGDIR RUNNER... -- BINARIES...
 	shift
 	for bin in "$@"; do
 		for mode in native emulated; do
-			local log=$logdir/$(basename "$bin").$mode.log
+			local log
+			log=$logdir/$(basename "$bin").$mode.log
 			"${runner[@]}" "$bin" "$mode" "$testdir" > "$log" 2>&1
 			rc=$?
 			runs=$((runs + 1))
