@@ -3,7 +3,7 @@
 # tarball's contents are what gets cross-built, and an in-place configured
 # tree does not get in the way), and runs tests/cross/abi-test.c on each,
 # under qemu-user where the CPU differs.  See tests/cross/run-matrix.sh.
-EXTRA_DIST += tests/cross/abi-test.c tests/cross/run-matrix.sh
+EXTRA_DIST += tests/cross/abi-test.c tests/cross/probe.c tests/cross/run-matrix.sh
 
 # Which ABIs (empty: all), which to break on purpose to show the test fails,
 # and extra options (CI passes --require-all: a missing toolchain fails).

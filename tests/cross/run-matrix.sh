@@ -159,11 +159,11 @@ build_library() { # NAME HOST CC ARCH_DIR SRC BUILD STATIC
 	fi
 }
 
-build_test() { # CC SRC BUILD OUT [EXTRA CFLAGS/LIBS...]
-	local cc=$1 src=$2 build=$3 out=$4
+build_test() { # CC SRC PROGRAM OUT [EXTRA CFLAGS/LIBS...]
+	local cc=$1 src=$2 prog=$3 out=$4
 	shift 4
 	# shellcheck disable=SC2086
-	$cc -O2 -Wall -Wextra -Werror -I"$src/include" -o "$out" "$src/tests/cross/abi-test.c" "$@" \
+	$cc -O2 -Wall -Wextra -Werror -I"$src/include" -o "$out" "$src/tests/cross/$prog.c" "$@" \
 		> "$out.build.log" 2>&1 || { cat "$out.build.log"; return 1; }
 }
 
@@ -241,24 +241,26 @@ do_abi() { # NAME [broken]
 		result FAIL "$label" "build: $why"; return
 	fi
 	local lib=$base/build/.libs tests=()
-	build_test "$cc" "$src" "$base/build" "$base/abi-test" -L"$lib" -lfallocate \
+	build_test "$cc" "$src" abi-test "$base/abi-test" -L"$lib" -lfallocate \
 		-Wl,-rpath,"$lib" || { result FAIL "$label" "abi-test does not build"; return; }
-	build_test "$cc" "$src" "$base/build" "$base/abi-test-lfs" -D_FILE_OFFSET_BITS=64 \
+	build_test "$cc" "$src" abi-test "$base/abi-test-lfs" -D_FILE_OFFSET_BITS=64 \
 		-L"$lib" -lfallocate -Wl,-rpath,"$lib" ||
 		{ result FAIL "$label" "abi-test-lfs does not build"; return; }
 	tests=("$base/abi-test" "$base/abi-test-lfs")
 	if [ "$name" = musl ]; then
-		build_test "$cc" "$src" "$base/build" "$base/abi-test-static" -static "$lib/libfallocate.a" ||
+		build_test "$cc" "$src" abi-test "$base/abi-test-static" -static "$lib/libfallocate.a" ||
 			{ result FAIL "$label" "the static abi-test does not build"; return; }
-		build_test "$cc" "$src" "$base/build" "$base/musl-only-static" -static ||
-			{ result FAIL "$label" "the static musl-only program does not build"; return; }
+		build_test "$cc" "$src" probe "$base/probe-musl-only" -static ||
+			{ result FAIL "$label" "the static musl-only probe does not build"; return; }
+		build_test "$cc" "$src" probe "$base/probe-lfa" -static "$lib/libfallocate.a" ||
+			{ result FAIL "$label" "the static probe with -lfallocate does not build"; return; }
 		tests+=("$base/abi-test-static")
 	fi
 	t1=$(date +%s)
 
 	if [ "$runner" = x32 ]; then
 		local err
-		err=$("$base/abi-test" probe "$testdir" 2>&1)
+		err=$("$base/abi-test" 2>&1) # a usage message (2) if it runs at all
 		if [ $? -ge 126 ]; then
 			result SKIP "$label" "built in $((t1 - t0))s, not run: this kernel does not" \
 				"run x32 programs (no CONFIG_X86_X32_ABI): ${err##*: }"
@@ -301,12 +303,12 @@ musl_fallback() { # BASE
 		missing "musl-fb" "no tests/with-fallocate-errno (libseccomp missing): the fallback proof needs it"
 		return
 	fi
-	out_plain=$("$errno_helper" EOPNOTSUPP "$base/musl-only-static" probe "$testdir" 2>&1)
+	out_plain=$("$errno_helper" EOPNOTSUPP "$base/probe-musl-only" "$testdir" 2>&1)
 	rc_plain=$?
 	if [ $rc_plain -eq 77 ]; then
 		result SKIP "musl-fb" "seccomp unavailable: $out_plain"; return
 	fi
-	out_lfa=$(LIBFALLOCATE_DEBUG=1 "$errno_helper" EOPNOTSUPP "$base/abi-test-static" probe "$testdir" 2>&1)
+	out_lfa=$(LIBFALLOCATE_DEBUG=1 "$errno_helper" EOPNOTSUPP "$base/probe-lfa" "$testdir" 2>&1)
 	rc_lfa=$?
 	echo "    static musl alone, kernel says EOPNOTSUPP:      $out_plain (exit $rc_plain)"
 	echo "    static musl + -lfallocate, kernel says EOPNOTSUPP: $(echo "$out_lfa" | tr '\n' ' ')(exit $rc_lfa)"
