@@ -11,6 +11,9 @@
 #include "sys_fallocate.h"
 
 #undef fallocate64 /* a macro on musl */
+/* musl declares no *64 functions (only the macros undone above); glibc's
+ * declaration is the same, so repeating it is harmless there. */
+int fallocate64(int fd, int mode, off64_t offset, off64_t len);
 
 #define LFA_EXPORT __attribute__((visibility("default")))
 

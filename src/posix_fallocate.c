@@ -7,6 +7,9 @@
 #include "emulate.h"
 
 #undef posix_fallocate64 /* a macro on musl */
+/* musl declares no *64 functions (only the macros undone above); glibc's
+ * declaration is the same, so repeating it is harmless there. */
+int posix_fallocate64(int fd, off64_t offset, off64_t len);
 
 #define LFA_EXPORT __attribute__((visibility("default")))
 

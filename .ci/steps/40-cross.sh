@@ -1,0 +1,8 @@
+#!/bin/bash
+# The cross-ABI and musl matrix (make check-cross): libfallocate cross-built
+# with its own configure for each ABI and run under qemu-user, the musl
+# build and its static fallback, and the self-check that a deliberately
+# wrong argument order in an arch header makes that ABI's test fail.
+# Runs from the top of the built x86_64 tree.  Every toolchain is required.
+set -euo pipefail
+make check-cross CROSS_FLAGS=--require-all
