@@ -29,7 +29,7 @@ export PATH="$work/no-autotools:$PATH"
 ./configure --enable-werror > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 make -j"$(nproc)" > "$work/make.log" 2>&1 || { tail -n 50 "$work/make.log"; exit 1; }
 make -j"$(nproc)" check TESTS="tests/header-compile.sh tests/exports.sh tests/preload-wrapper.sh \
-	tests/man-preload.sh tests/fallback.sh" > "$work/check.log" 2>&1 ||
+	tests/man-lint.sh tests/fallback.sh" > "$work/check.log" 2>&1 ||
 	{ cat "$work/check.log" tests/*.log; exit 1; }
 if [ -e "$work/autotools-called" ]; then
 	echo "30-tarball: the tarball needed autotools:"
