@@ -24,6 +24,8 @@ static inline const char *err_name(int e)
 	case EISDIR: return "EISDIR";
 	case EIO: return "EIO";
 	case ECANCELED: return "ECANCELED";
+	case ENXIO: return "ENXIO";
+	case ENOTTY: return "ENOTTY";
 	}
 	snprintf(num, sizeof num, "%d", e);
 	return num;

@@ -33,6 +33,8 @@
 
 #include <libfallocate.h>
 
+#include "../errname.h"
+
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
 #define GiB ((int64_t)1 << 30)
@@ -68,27 +70,6 @@ static int emulated;       /* LIBFALLOCATE_EMULATION=always */
 static int debug_fd = -1;  /* the library's debug lines, read back */
 static int fiemap_works = -1;
 static unsigned passed, failed, files;
-
-static const char *errname(int e)
-{
-	static char num[16];
-
-	switch (e) {
-	case 0: return "ok";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case EFBIG: return "EFBIG";
-	case ENOSYS: return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSPC: return "ENOSPC";
-	case ESPIPE: return "ESPIPE";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case ENOTTY: return "ENOTTY";
-	}
-	snprintf(num, sizeof num, "errno %d", e);
-	return num;
-}
 
 static int check(int ok, const char *fmt, ...)
 {
@@ -186,7 +167,7 @@ static int extents(int fd, int64_t *start, int64_t *end, int max)
 	if (ioctl(fd, LFA_FS_IOC_FIEMAP, &fm) != 0) {
 		if (fiemap_works < 0)
 			printf("note: FIEMAP unavailable here (%s): extents located by size, "
-			       "blocks and SEEK_DATA only\n", errname(errno));
+			       "blocks and SEEK_DATA only\n", err_name(errno));
 		fiemap_works = 0;
 		return -1;
 	}
@@ -307,7 +288,7 @@ static int call(const struct entry *en, int fd, int mode, int64_t off, int64_t l
 	errno = ENOTTY;
 	err = en->fn(fd, mode, off, len);
 	if (en->is_posix && errno != ENOTTY)
-		check(0, "%s: errno changed to %s", en->name, errname(errno));
+		check(0, "%s: errno changed to %s", en->name, err_name(errno));
 	return err;
 }
 
@@ -322,7 +303,7 @@ static void test_allocate(const struct entry *en, int64_t off, int64_t len)
 
 	snprintf(what, sizeof what, "%s(mode 0, %" PRId64 ", %" PRId64 ")", en->name, off, len);
 	err = call(en, fd, 0, off, len);
-	check(err == 0, "%s: %s", what, errname(err));
+	check(err == 0, "%s: %s", what, err_name(err));
 	check_debug(what, off, len, err, emulated && en->is_posix);
 	if (!err) {
 		check_layout(what, fd, off + len, off, len);
@@ -349,7 +330,7 @@ static void test_keep_size(const struct entry *en, int64_t size, int64_t off, in
 	err = call(en, fd, FALLOC_FL_KEEP_SIZE, off, len);
 	if (err == ENOSPC) {
 		printf("note: %s: ENOSPC, the filesystem is too full for this check\n", what);
-	} else if (check(err == 0, "%s: %s", what, errname(err))) {
+	} else if (check(err == 0, "%s: %s", what, err_name(err))) {
 		check_debug(what, off, len, err, 0);
 		check_layout(what, fd, size, off, len);
 	}
@@ -392,10 +373,10 @@ static void test_punch(const struct entry *en, int64_t off, int64_t len, int64_t
 		if (!err)
 			err = write_pattern(fd, off + len, margin);
 	}
-	if (!check(err == 0, "%s: writing the data around it: %s", what, errname(err)))
+	if (!check(err == 0, "%s: writing the data around it: %s", what, err_name(err)))
 		goto out;
 	err = call(en, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len);
-	if (!check(err == 0, "%s: %s", what, errname(err)))
+	if (!check(err == 0, "%s: %s", what, err_name(err)))
 		goto out;
 	check_debug(what, off, len, err, 0);
 	d0 = seek(fd, 0, SEEK_DATA);
@@ -442,7 +423,7 @@ static void test_errors(const struct entry *en)
 			fd = pipefd[1];
 		err = call(en, fd, 0, cases[i].off, cases[i].len);
 		check(err == cases[i].want, "%s: %s: %s (want %s)", en->name, cases[i].what,
-		      errname(err), errname(cases[i].want));
+		      err_name(err), err_name(cases[i].want));
 		if (pipefd[0] >= 0)
 			close(pipefd[0]);
 		if (fd >= 0)
@@ -461,7 +442,7 @@ static void test_narrow_off_t(void)
 
 	err = posix_fallocate(fd, (off_t)off, (off_t)(2 * MiB));
 	check(err == EFBIG, "posix_fallocate(%" PRId64 ", 2 MiB), 32-bit off_t: %s (want EFBIG)",
-	      off, errname(err));
+	      off, err_name(err));
 	check(fstat64(fd, &st) == 0 && st.st_size == 0 && st.st_blocks == 0,
 	      "posix_fallocate past 2 GiB: file left untouched");
 	close(fd);
@@ -481,7 +462,7 @@ static void test_lfa_options(void)
 
 	opt.emulation = LFA_EMULATION_ALWAYS;
 	err = lfa_allocate(fd, above_4g, MiB, &opt, &rep);
-	check(err == 0, "%s at %" PRId64 ": %s", what, above_4g, errname(err));
+	check(err == 0, "%s at %" PRId64 ": %s", what, above_4g, err_name(err));
 	check_debug(what, above_4g, MiB, err, 1);
 	check(rep.path == LFA_PATH_EMULATED && rep.reason == LFA_REASON_FORCED &&
 	      rep.bytes_written == (uint64_t)MiB && rep.native_error == 0,
