@@ -45,6 +45,7 @@ struct side {
 	pf_fn pf;
 	double secs[MAX_REPS];
 	long maxrss_kib[MAX_REPS];
+	long rss_kib[MAX_REPS];
 	int n;
 	long syscalls; /* per call, from the counted round; -1 when unknown */
 };
@@ -52,7 +53,7 @@ struct side {
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id;
 	int64_t size, chunk;
-	int reps, calls, with_dd, cold, dsync;
+	int reps, calls, with_dd, cold, dsync, verbose;
 };
 
 static const char *argv0 = "lfa-bench";
@@ -213,6 +214,7 @@ struct sample {
 	double secs;
 	long syscalls;
 	long maxrss_kib;
+	long rss_kib;
 };
 
 static void call_pf(const struct side *s, int fd, int64_t off, int64_t len)
@@ -297,6 +299,7 @@ static void new_round(const struct config *c, const struct side *s, int counter,
 	char *p = path_in_dir(c, "new.dat");
 	int fd;
 
+	sync(); /* each round starts with no dirty data of ours to write back */
 	if (s->kind == SIDE_DD) {
 		run_dd(c, p, 0, counter, out);
 	} else {
@@ -326,6 +329,8 @@ static void rewrite_round(const struct config *c, const struct side *s, int coun
 	}
 	if (c->cold)
 		drop_caches();
+	else
+		sync();
 	if (s->kind == SIDE_DD) {
 		run_dd(c, p, 1, counter, out);
 		return;
@@ -349,6 +354,7 @@ static void sparse_round(const struct config *c, const struct side *s, int count
 		die("ftruncate: %s", strerror(errno));
 	for (off = 0; off < c->size; off += 2 * c->chunk)
 		write_data(fd, off, c->chunk);
+	sync(); /* the data goes to disk before the clock starts, for both sides */
 	timed_pf(s, fd, c->size, counter, out);
 	check_allocated(fd, c->size, s->name);
 	close(fd);
@@ -356,33 +362,59 @@ static void sparse_round(const struct config *c, const struct side *s, int count
 	free(p);
 }
 
+/* The exact resident size now: smaps_rollup walks the page tables, where
+ * the counters behind ru_maxrss are per-CPU and may lag by up to 32 pages
+ * per CPU. */
+static long rss_now_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "re");
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Rss: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
 /* Scenario 7: a child allocates and exits; its peak RSS comes back through
- * wait4.  SIDE_NONE is the baseline child that allocates nothing. */
+ * wait4, its exact RSS after the call through a pipe.  SIDE_NONE is the
+ * baseline child that allocates nothing. */
 static void rss_round(const struct config *c, const struct side *s, int counter,
 		      struct sample *out)
 {
 	char *p = path_in_dir(c, "rss.dat");
 	struct rusage ru;
+	int status, pipe_fd[2];
 	double t0;
-	int status;
 	pid_t pid;
 
 	(void)counter;
 	unlink(p);
+	sync();
+	if (pipe2(pipe_fd, O_CLOEXEC) != 0)
+		die("pipe: %s", strerror(errno));
 	t0 = now();
 	pid = fork();
 	if (pid == 0) {
 		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		long kib;
 
 		if (fd < 0)
 			_exit(2);
 		if (s->pf && s->pf(fd, 0, c->size) != 0)
 			_exit(3);
-		_exit(0);
+		kib = rss_now_kib();
+		_exit(write(pipe_fd[1], &kib, sizeof kib) == sizeof kib ? 0 : 4);
 	}
+	close(pipe_fd[1]);
 	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	    WEXITSTATUS(status) || read(pipe_fd[0], &out->rss_kib, sizeof out->rss_kib) !=
+	    sizeof out->rss_kib)
 		die("%s: child failed", s->name);
+	close(pipe_fd[0]);
 	out->secs = now() - t0;
 	out->syscalls = -1;
 	out->maxrss_kib = ru.ru_maxrss;
@@ -446,18 +478,20 @@ static double median(double *v, int n)
 static void print_row(const struct config *c, struct side *s, const struct side *ours)
 {
 	double t[MAX_REPS], paired[MAX_REPS];
-	long r[MAX_REPS];
+	long r[MAX_REPS], now_kib[MAX_REPS];
 	int i;
 
 	memcpy(t, s->secs, sizeof t);
 	memcpy(r, s->maxrss_kib, sizeof r);
+	memcpy(now_kib, s->rss_kib, sizeof now_kib);
+	qsort(now_kib, (size_t)s->n, sizeof now_kib[0], cmp_long);
 	for (i = 0; ours && i < s->n; i++)
 		paired[i] = ours->secs[i] > 0 ? s->secs[i] / ours->secs[i] : 0;
 	qsort(r, (size_t)s->n, sizeof r[0], cmp_long);
 	printf("%s,%s,%s,%s,%" PRId64 ",%s,%.9f,", c->id, c->scenario, c->fs, s->name, c->size,
 	       !strcmp(c->scenario, "native") ? "s/call" : "s", median(t, s->n));
-	printf("%.9f,%.9f,%d,%ld,%ld,%.4f\n", t[0], t[s->n - 1], s->n, s->syscalls, r[s->n / 2],
-	       ours ? median(paired, s->n) : 0.0);
+	printf("%.9f,%.9f,%d,%ld,%ld,%.4f,%ld\n", t[0], t[s->n - 1], s->n, s->syscalls, r[s->n / 2],
+	       ours ? median(paired, s->n) : 0.0, now_kib[s->n / 2]);
 	fflush(stdout);
 }
 
@@ -492,8 +526,9 @@ static void usage(int status)
 	       "  --dsync          new: open the file O_DSYNC\n"
 	       "  --only SIDE      run one side only (ours, glibc), e.g. under strace -c\n"
 	       "  --id ID          first column of the output (default: the scenario)\n"
+	       "  --verbose        each timed round's time on stderr\n"
 	       "Prints CSV: id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,\n"
-	       "            syscalls,maxrss_kib,paired_ratio_to_ours\n",
+	       "            syscalls,maxrss_kib,paired_ratio_to_ours,rss_after_kib\n",
 	       argv0);
 	exit(status);
 }
@@ -507,8 +542,8 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "calls", required_argument, 0, 'c' }, { "chunk", required_argument, 0, 'k' },
 		{ "dd", no_argument, 0, 'D' },          { "cold", no_argument, 0, 'C' },
 		{ "dsync", no_argument, 0, 'S' },       { "only", required_argument, 0, 'o' },
-		{ "id", required_argument, 0, 'i' },    { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },        { 0, 0, 0, 0 },
 	};
 	int o;
 
@@ -532,6 +567,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'S': c->dsync = 1; break;
 		case 'o': c->only = optarg; break;
 		case 'i': c->id = optarg; break;
+		case 'v': c->verbose = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -589,7 +625,7 @@ int main(int argc, char **argv)
 	for (rep = 0; rep <= c.reps; rep++) {
 		for (i = 0; i < nsides; i++) {
 			struct side *s = &sides[(rep + i) % nsides];
-			struct sample out = { 0, -1, 0 };
+			struct sample out = { 0, -1, 0, 0 };
 			int counter = rep == 0 ? counter_open() : -1;
 
 			round(&c, s, counter, &out);
@@ -599,7 +635,10 @@ int main(int argc, char **argv)
 				s->syscalls = out.syscalls;
 				continue;
 			}
+			if (c.verbose)
+				fprintf(stderr, "%s: round %d %s: %.6f s\n", c.id, rep, s->name, out.secs);
 			s->secs[s->n] = out.secs;
+			s->rss_kib[s->n] = out.rss_kib;
 			s->maxrss_kib[s->n++] = out.maxrss_kib;
 		}
 	}

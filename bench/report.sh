@@ -31,6 +31,7 @@ NR == 1 { next }
 	if (!(key in seen)) { seen[key] = 1; order[++n] = key; id[key] = $1; fs[key] = $3; bytes[key] = $5 }
 	i = key SUBSEP $4
 	med[i] = $7; min[i] = $8; max[i] = $9; reps[i] = $10; sc[i] = $11; rss[i] = $12; paired[i] = $13
+	rssnow[i] = $14
 	unit[key] = $6
 }
 END {
@@ -52,7 +53,11 @@ END {
 				sprintf("%d KiB peak RSS", rss[o]), sprintf("%d KiB peak RSS", rss[g]), \
 				sprintf("%.2f", r), "", "-", "-", \
 				sprintf("(a child that allocates nothing: %d KiB)", rss[b])
-			printf "%s:%s %.4f %g\n", id[key], fs[key], r, 0 >> dat
+			printf fmt, "", "  exact", "", sprintf("%d KiB RSS after", rssnow[o]), \
+				sprintf("%d KiB RSS after", rssnow[g]), \
+				sprintf("%.2f", rssnow[o] > 0 ? rssnow[g] / rssnow[o] : 0), "", "-", "-", \
+				sprintf("(smaps_rollup; nothing: %d KiB)", rssnow[b])
+			printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, 0, 2 >> dat
 			continue
 		}
 		r = paired[g]; rm = med[o] > 0 ? med[g] / med[o] : 0
@@ -66,7 +71,7 @@ END {
 			sprintf("%.2f", r), sprintf("%.2f", rm), target_text(num), v, \
 			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) per pergib
 		if (v == "MISS") misses++
-		printf "%s:%s %.4f %g\n", id[key], fs[key], r, target_low(num) >> dat
+		printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
 		if (d in med) {
 			rd = paired[d]
 			v = rd >= 1 / 1.1 ? "ok" : "MISS"

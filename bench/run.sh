@@ -24,7 +24,7 @@ mkdir -p "$out"
 csv=$out/results.csv
 skips=$out/skipped.txt
 : > "$skips"
-echo "id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,syscalls,maxrss_kib,paired_ratio" > "$csv"
+echo "id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,syscalls,maxrss_kib,paired_ratio,rss_after_kib" > "$csv"
 
 # ---- cleanup: everything set up below registers its undoing here ----------
 undo=""
