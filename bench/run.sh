@@ -6,7 +6,8 @@
 # Environment: BENCH_OUT, BENCH_TMPDIR (scratch space on the machine's own
 # disk, default /var/tmp; needs about 8 GiB free), BENCH_REPS (timed rounds
 # per side for the large scenarios, default 5), BENCH_ONLY (scenario
-# numbers to run, e.g. "2 3"; default all).
+# numbers to run, e.g. "2 3"; default all), BENCH_VERBOSE=1 (each round's
+# time on stderr).
 set -euo pipefail
 : "${top_builddir:=$(pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -16,6 +17,8 @@ forcer=$top_builddir/tests/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
 only=${BENCH_ONLY:-1 2 3 4 5 6 7}
+verbose=()
+[ "${BENCH_VERBOSE:-0}" = 1 ] && verbose=(--verbose)
 started=$(date +%s)
 
 [ -x "$bench" ] || { echo "bench: $bench is not built" >&2; exit 1; }
@@ -47,7 +50,7 @@ run() { # ID DIR FS-LABEL ARGS...: one driver run, rows appended to the CSV
 	local id=$1 dir=$2 fs=$3
 	shift 3
 	log "$id on $fs: lfa-bench $*"
-	"$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" "$@" >> "$csv"
+	"$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" "${verbose[@]}" "$@" >> "$csv"
 	sync
 }
 forced() { # the same, with the fallocate syscall failing EOPNOTSUPP for both sides
@@ -55,7 +58,7 @@ forced() { # the same, with the fallocate syscall failing EOPNOTSUPP for both si
 	shift 3
 	log "$id on $fs: with-fallocate-errno EOPNOTSUPP lfa-bench $*"
 	"$forcer" EOPNOTSUPP "$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" \
-		"$@" >> "$csv"
+		"${verbose[@]}" "$@" >> "$csv"
 	sync
 }
 
@@ -94,11 +97,11 @@ no_ext3="no ext3 loop image (needs root, mkfs.ext3 and a loop device)"
 if wanted 1; then
 	if shm=$(mktemp -d /dev/shm/lfa-bench.XXXXXX 2>/dev/null); then
 		on_exit "rm -rf '$shm'"
-		run 1-native "$shm" "$(fstype "$shm")" --scenario native --size 64K --reps 101 --calls 1000
+		run 1-native "$shm" "$(fstype "$shm")" --scenario native --size 64K --reps 301 --calls 300
 	else
 		skip 1 "no tmpfs at /dev/shm"
 	fi
-	run 1-native "$disk" "$disk_fs" --scenario native --size 64K --reps 101 --calls 1000
+	run 1-native "$disk" "$disk_fs" --scenario native --size 64K --reps 301 --calls 300
 fi
 
 if wanted 2; then
