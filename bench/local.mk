@@ -5,7 +5,8 @@
 noinst_PROGRAMS += bench/lfa-bench
 bench_lfa_bench_SOURCES = bench/lfa-bench.c
 bench_lfa_bench_LDADD = -ldl
-EXTRA_DIST += bench/run.sh bench/report.sh bench/ratios.gp bench/README.md
+EXTRA_DIST += bench/run.sh bench/report.sh bench/ratios.gp bench/README.md \
+	bench/ratios-latest.png bench/results-latest.csv
 
 BENCH_TOOLS = bench/lfa-bench$(EXEEXT)
 if HAVE_SECCOMP
