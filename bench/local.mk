@@ -1,0 +1,20 @@
+# make bench: libfallocate against glibc's posix_fallocate, side by side
+# (bench/README.md).  The driver is built with the library, so every build
+# (i386, sanitizers, distcheck) proves it compiles; it runs only on make
+# bench, never in make check.
+noinst_PROGRAMS += bench/lfa-bench
+bench_lfa_bench_SOURCES = bench/lfa-bench.c
+bench_lfa_bench_LDADD = -ldl
+EXTRA_DIST += bench/run.sh bench/report.sh bench/ratios.gp bench/README.md \
+	bench/ratios-latest.png bench/results-latest.csv
+
+BENCH_TOOLS = bench/lfa-bench$(EXEEXT)
+if HAVE_SECCOMP
+BENCH_TOOLS += tests/with-fallocate-errno$(EXEEXT)
+endif
+
+# Builds what make bench runs, without running it (CI's check).
+bench-programs: libfallocate.la $(BENCH_TOOLS)
+bench: bench-programs
+	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh
+.PHONY: bench bench-programs

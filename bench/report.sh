@@ -1,0 +1,94 @@
+#!/bin/bash
+# Turns bench/run.sh's results.csv into the plain text table (stdout) and
+# ratios.dat for the chart.  Usage: report.sh DIR
+set -euo pipefail
+dir=$1
+[ -s "$dir/machine.txt" ] && echo "machine: $(cat "$dir/machine.txt")"
+awk -F, -v dat="$dir/ratios.dat" '
+function human(s) {
+	if (s < 1e-3) return sprintf("%.2f us", s * 1e6)
+	if (s < 1) return sprintf("%.1f ms", s * 1e3)
+	return sprintf("%.2f s", s)
+}
+function spread(i) { return med[i] > 0 ? sprintf("%d%%", 100 * (max[i] - min[i]) / med[i] + 0.5) : "-" }
+function sizename(b) { return b >= 2^30 ? (b / 2^30) "G" : b >= 2^20 ? (b / 2^20) "M" : (b / 2^10) "K" }
+# The targets of issue 6, by scenario number.
+function target_text(n) {
+	return n == 1 ? "0.98-1.02" : n == 2 ? ">=1.0" : n == 3 ? ">=100" : n == 4 ? ">=2" : \
+		n == 5 ? ">=50" : n == 6 ? ">=1.5" : "-"
+}
+function target_low(n) {
+	return n == 1 ? 0.98 : n == 2 ? 1.0 : n == 3 ? 100 : n == 4 ? 2 : n == 5 ? 50 : n == 6 ? 1.5 : 0
+}
+function verdict(n, r) {
+	if (n == 1) return (r >= 0.98 && r <= 1.02) ? "ok" : "MISS"
+	if (target_low(n) == 0) return "-"
+	return r >= target_low(n) ? "ok" : "MISS"
+}
+NR == 1 { next }
+{
+	key = $1 SUBSEP $3
+	if (!(key in seen)) { seen[key] = 1; order[++n] = key; id[key] = $1; fs[key] = $3; bytes[key] = $5 }
+	i = key SUBSEP $4
+	med[i] = $7; min[i] = $8; max[i] = $9; reps[i] = $10; sc[i] = $11; rss[i] = $12; paired[i] = $13
+	rssnow[i] = $14
+	unit[key] = $6
+}
+END {
+	fmt = "%-10s %-12s %5s  %-20s %-20s %-9s %-7s %-10s %-5s %s\n"
+	printf fmt, "scenario", "fs", "size", "ours median (spread)", "glibc median (spread)", \
+		"ratio", "medians", "target", "", "syscalls ours / glibc (ours per GiB)"
+	printf fmt, "--------", "--", "----", "--------------------", "---------------------", \
+		"-----", "-------", "------", "", "-------------------------------------"
+	misses = 0
+	printf "" > dat
+	for (k = 1; k <= n; k++) {
+		key = order[k]; o = key SUBSEP "ours"; g = key SUBSEP "glibc"; d = key SUBSEP "dd"
+		num = substr(id[key], 1, 1) + 0
+		per = unit[key] == "s/call" ? "/call" : ""
+		if (id[key] ~ /rss/) {
+			b = key SUBSEP "baseline"
+			r = rss[o] > 0 ? rss[g] / rss[o] : 0
+			printf fmt, id[key], fs[key], sizename(bytes[key]), \
+				sprintf("%d KiB peak RSS", rss[o]), sprintf("%d KiB peak RSS", rss[g]), \
+				sprintf("%.2f", r), "", "-", "-", \
+				sprintf("(a child that allocates nothing: %d KiB)", rss[b])
+			printf fmt, "", "  exact", "", sprintf("%d KiB RSS after", rssnow[o]), \
+				sprintf("%d KiB RSS after", rssnow[g]), \
+				sprintf("%.2f", rssnow[o] > 0 ? rssnow[g] / rssnow[o] : 0), "", "-", "-", \
+				sprintf("(smaps_rollup; nothing: %d KiB)", rssnow[b])
+			printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, 0, 2 >> dat
+			continue
+		}
+		r = paired[g]; rm = med[o] > 0 ? med[g] / med[o] : 0
+		v = verdict(num, r)
+		pergib = (sc[o] >= 0 && per == "") ? sprintf(" (%d)", sc[o] * 2^30 / bytes[key] + 0.5) : ""
+		if (pergib != "" && num > 1 && bytes[key] >= 2^28 && sc[o] * 2^30 / bytes[key] > 1000) {
+			pergib = pergib " MISS >1000"; misses++
+		}
+		printf fmt, id[key], fs[key], sizename(bytes[key]), \
+			human(med[o]) per " (" spread(o) ")", human(med[g]) per " (" spread(g) ")", \
+			sprintf("%.2f", r), sprintf("%.2f", rm), target_text(num), v, \
+			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) per pergib
+		if (v == "MISS") misses++
+		printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
+		if (d in med) {
+			rd = paired[d]
+			v = rd >= 1 / 1.1 ? "ok" : "MISS"
+			if (num == 2 && v == "MISS") misses++
+			printf fmt, "", "  vs dd", "", "", human(med[d]) " (" spread(d) ") dd", \
+				sprintf("%.2f", rd), sprintf("%.2f", med[o] > 0 ? med[d] / med[o] : 0), \
+				num == 2 ? ">=0.91" : "-", num == 2 ? v : "-", \
+				(sc[d] < 0 ? "n/a" : sc[d]) " (dd, its exec included)"
+		}
+	}
+	print ""
+	print "ratio: median over rounds of (glibc time / ours) in the same round, >1 means ours is"
+	print "faster; medians: median(glibc) / median(ours); \"vs dd\": dd time / ours (target: ours"
+	print "within 1.1 of dd, so >=0.91); spread: (max-min)/median over the timed rounds."
+	printf "targets missed: %d\n", misses
+}' "$dir/results.csv"
+if [ -s "$dir/skipped.txt" ]; then
+	echo
+	cat "$dir/skipped.txt"
+fi

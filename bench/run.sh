@@ -1,0 +1,238 @@
+#!/bin/bash
+# make bench: libfallocate's posix_fallocate against glibc's, side by side.
+# Writes results.csv, results.txt and ratios.png into $BENCH_OUT (default
+# bench/results in the build tree).  See bench/README.md.
+#
+# Environment: BENCH_OUT, BENCH_TMPDIR (scratch space on the machine's own
+# disk, default /var/tmp; needs about 8 GiB free), BENCH_REPS (timed rounds
+# per side for the large scenarios, default 5), BENCH_ONLY (scenario
+# numbers to run, e.g. "2 3"; default all), BENCH_VERBOSE=1 (each round's
+# time on stderr).
+set -euo pipefail
+: "${top_builddir:=$(pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
+bench=$top_builddir/bench/lfa-bench
+forcer=$top_builddir/tests/with-fallocate-errno
+out=${BENCH_OUT:-$top_builddir/bench/results}
+reps=${BENCH_REPS:-5}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7}
+verbose=()
+[ "${BENCH_VERBOSE:-0}" = 1 ] && verbose=(--verbose)
+started=$(date +%s)
+
+[ -x "$bench" ] || { echo "bench: $bench is not built" >&2; exit 1; }
+[ -e "$LFA_LIBRARY" ] || { echo "bench: $LFA_LIBRARY is not built" >&2; exit 1; }
+mkdir -p "$out"
+csv=$out/results.csv
+skips=$out/skipped.txt
+: > "$skips"
+echo "id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,syscalls,maxrss_kib,paired_ratio,rss_after_kib" > "$csv"
+
+# ---- cleanup: everything set up below registers its undoing here ----------
+undo=""
+on_exit() { undo="$1; $undo"; }
+cleanup() { set +e; eval "$undo"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+work=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/lfa-bench.XXXXXX")
+on_exit "rm -rf '$work'"
+mkdir "$work/disk"
+
+is_root() { [ "$(id -u)" = 0 ]; }
+wanted() { [[ " $only " == *" $1 "* ]]; }
+skip() { echo "scenario $1 skipped: $2" | tee -a "$skips" >&2; }
+log() { printf '[%3ds] %s\n' $(( $(date +%s) - started )) "$*" >&2; }
+fstype() { findmnt -n -o FSTYPE --target "$1" | tail -n 1; } # the top mount
+
+run() { # ID DIR FS-LABEL ARGS...: one driver run, rows appended to the CSV
+	local id=$1 dir=$2 fs=$3
+	shift 3
+	log "$id on $fs: lfa-bench $*"
+	"$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" "${verbose[@]}" "$@" >> "$csv"
+	sync
+}
+forced() { # the same, with the fallocate syscall failing EOPNOTSUPP for both sides
+	local id=$1 dir=$2 fs=$3
+	shift 3
+	log "$id on $fs: with-fallocate-errno EOPNOTSUPP lfa-bench $*"
+	"$forcer" EOPNOTSUPP "$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" \
+		"${verbose[@]}" "$@" >> "$csv"
+	sync
+}
+
+# ---- what the machine offers ----------------------------------------------
+disk=$work/disk
+disk_fs=$(fstype "$disk")
+can_force=no
+if [ -x "$forcer" ] && "$forcer" EOPNOTSUPP true 2>/dev/null; then
+	can_force=yes
+fi
+forced_fs="$disk_fs-forced"
+
+# Syscall counts come from the raw_syscalls tracepoint: tracefs must be there.
+if is_root && ! [ -e /sys/kernel/tracing/events/raw_syscalls ] &&
+	! [ -e /sys/kernel/debug/tracing/events/raw_syscalls ] &&
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	on_exit "umount /sys/kernel/tracing"
+fi
+
+ext3=""
+if is_root && command -v mkfs.ext3 > /dev/null && command -v losetup > /dev/null; then
+	truncate -s 6G "$work/ext3.img"
+	mkfs.ext3 -q -F "$work/ext3.img"
+	if loop=$(losetup -f --show "$work/ext3.img"); then
+		on_exit "losetup -d '$loop'"
+		mkdir "$work/ext3"
+		if mount -t ext3 "$loop" "$work/ext3"; then
+			on_exit "umount '$work/ext3'"
+			ext3=$work/ext3
+		fi
+	fi
+fi
+no_ext3="no ext3 loop image (needs root, mkfs.ext3 and a loop device)"
+
+# ---- the scenarios ----------------------------------------------------------
+if wanted 1; then
+	if shm=$(mktemp -d /dev/shm/lfa-bench.XXXXXX 2>/dev/null); then
+		on_exit "rm -rf '$shm'"
+		run 1-native "$shm" "$(fstype "$shm")" --scenario native --size 64K --reps 301 --calls 300
+	else
+		skip 1 "no tmpfs at /dev/shm"
+	fi
+	run 1-native "$disk" "$disk_fs" --scenario native --size 64K --reps 301 --calls 300
+fi
+
+if wanted 2; then
+	if [ -n "$ext3" ]; then
+		run 2-new "$ext3" ext3 --scenario new --dd --reps "$reps"
+	else
+		skip 2 "$no_ext3"
+	fi
+	if [ $can_force = yes ]; then
+		forced 2-new "$disk" "$forced_fs" --scenario new --dd --reps "$reps"
+	else
+		skip 2 "cannot force EOPNOTSUPP (tests/with-fallocate-errno: no libseccomp?)"
+	fi
+fi
+
+if wanted 3; then
+	cold=""
+	is_root && cold=yes
+	if [ -n "$ext3" ]; then
+		run 3-warm "$ext3" ext3 --scenario rewrite --reps "$reps"
+		[ -n "$cold" ] && run 3-cold "$ext3" ext3 --scenario rewrite --cold --dd --reps "$reps"
+	fi
+	if [ $can_force = yes ]; then
+		forced 3-warm "$disk" "$forced_fs" --scenario rewrite --reps "$reps"
+		[ -n "$cold" ] && forced 3-cold "$disk" "$forced_fs" --scenario rewrite --cold --dd \
+			--reps "$reps"
+	fi
+	[ -n "$cold" ] || skip 3 "cold cache needs root to drop caches"
+fi
+
+if wanted 4; then
+	[ -n "$ext3" ] && run 4-sparse "$ext3" ext3 --scenario sparse --chunk 1M --reps "$reps"
+	[ $can_force = yes ] &&
+		forced 4-sparse "$disk" "$forced_fs" --scenario sparse --chunk 1M --reps "$reps"
+fi
+
+if wanted 5; then
+	if [ -n "$ext3" ]; then
+		run 5-dsync "$ext3" ext3 --scenario new --dsync --size 8M --reps 3
+	else
+		skip 5 "$no_ext3"
+	fi
+fi
+
+# sshfs over 127.0.0.1 only: a throwaway sshd with keys made for this run.
+# Not in a subshell: what it starts must be undone by this shell's trap.
+# Says why in $why.
+sshfs_setup() {
+	local ssh=$work/ssh port sshd
+	why="needs root (sshd, FUSE mount)"
+	is_root || return 1
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	why="openssh-server is not installed"
+	[ -x "$sshd" ] || return 1
+	why="sshfs is not installed"
+	command -v sshfs > /dev/null || return 1
+	why="no /dev/fuse"
+	[ -e /dev/fuse ] || return 1
+	mkdir -p "$ssh" "$work/remote" "$work/sshfs"
+	ssh-keygen -q -t ed25519 -N '' -f "$ssh/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$ssh/user_key"
+	cp "$ssh/user_key.pub" "$ssh/authorized_keys"
+	if ! [ -d /run/sshd ]; then # sshd's privilege separation directory
+		mkdir -p /run/sshd
+		on_exit "rmdir /run/sshd"
+	fi
+	for port in $(shuf -i 20000-60000 -n 5); do
+		cat > "$ssh/sshd_config" <<-EOF
+			ListenAddress 127.0.0.1
+			Port $port
+			HostKey $ssh/host_key
+			AuthorizedKeysFile $ssh/authorized_keys
+			PidFile $ssh/sshd.pid
+			PermitRootLogin prohibit-password
+			PasswordAuthentication no
+			KbdInteractiveAuthentication no
+			UsePAM no
+			StrictModes no
+			Subsystem sftp internal-sftp
+		EOF
+		"$sshd" -D -e -f "$ssh/sshd_config" 2> "$ssh/sshd.log" &
+		sshd_pid=$!
+		on_exit "kill $sshd_pid 2>/dev/null; wait $sshd_pid 2>/dev/null"
+		sleep 0.5
+		kill -0 $sshd_pid 2> /dev/null || continue
+		if sshfs -p "$port" "root@127.0.0.1:$work/remote" "$work/sshfs" \
+			-o IdentityFile="$ssh/user_key",IdentitiesOnly=yes,BatchMode=yes \
+			-o StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,LogLevel=ERROR \
+			2> "$ssh/sshfs.log"; then
+			on_exit "umount '$work/sshfs'"
+			why="sshfs on 127.0.0.1:$port"
+			return 0
+		fi
+		why="sshfs failed: $(tail -n 1 "$ssh/sshfs.log")"
+		return 1
+	done
+	why="sshd did not start: $(tail -n 1 "$ssh/sshd.log")"
+	return 1
+}
+
+if wanted 6; then
+	if sshfs_setup; then
+		log "$why"
+		run 6-new "$work/sshfs" sshfs --scenario new --dd --size 256M --reps 3
+		run 6-rewrite "$work/sshfs" sshfs --scenario rewrite --dd --size 256M --reps 3
+	else
+		skip 6 "$why"
+	fi
+fi
+
+if wanted 7; then
+	if [ $can_force = yes ]; then
+		forced 7-rss "$disk" "$forced_fs" --scenario rss --reps 3
+	elif [ -n "$ext3" ]; then
+		run 7-rss "$ext3" ext3 --scenario rss --reps 3
+	else
+		skip 7 "no filesystem where both sides emulate"
+	fi
+fi
+
+log "done; writing the report"
+machine="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'))," 
+machine="$machine $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM, Linux $(uname -r),"
+machine="$machine $(ldd --version | head -n 1 | sed 's/.*) //;s/^/glibc /'), disk: $disk_fs"
+echo "$machine" > "$out/machine.txt"
+bash "$top_srcdir/bench/report.sh" "$out" | tee "$out/results.txt"
+if command -v gnuplot > /dev/null; then
+	gnuplot -e "datafile='$out/ratios.dat'; outfile='$out/ratios.png'; machine='$machine'" \
+		"$top_srcdir/bench/ratios.gp" && echo "chart: $out/ratios.png"
+else
+	echo "chart: skipped (gnuplot is not installed)"
+fi
+echo "csv: $csv"
+echo "total: $(( $(date +%s) - started )) s"
