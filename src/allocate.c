@@ -44,7 +44,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	memset(rep, 0, sizeof *rep);
 	/* An off_t narrower than the kernel's cannot express the end: fail as
 	 * the kernel fails for a file past its maximum size, in its order. */
-	if (max_end < INT64_MAX && offset >= 0 && len > 0 && len > max_end - offset) {
+	if (lfa_past_max_end(offset, len, max_end)) {
 		rep->syscalls += 2;
 		err = lfa_check_target(fd, offset, len, max_end, &target);
 		goto out;

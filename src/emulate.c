@@ -21,7 +21,7 @@
  * to WRITE_CHUNK bytes, which under O_DSYNC is what each sync costs. */
 #define ZERO_BUF_SIZE (64 * 1024)
 #define WRITE_CHUNK ((int64_t)4 << 20)
-#define PROBE_CHUNK ((size_t)1 << 20)
+#define PROBE_CHUNK ((size_t)2 << 20)
 #define PROBE_STACK_CHUNK ((size_t)4096)
 
 static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));

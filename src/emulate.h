@@ -28,6 +28,13 @@ struct lfa_job_report {
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
 };
 
+/* Whether offset+len passes what the caller's off_t can express (a 32-bit
+ * off_t's entry points), for a range the kernel would otherwise accept. */
+static inline int lfa_past_max_end(int64_t offset, int64_t len, int64_t max_end)
+{
+	return max_end < INT64_MAX && offset >= 0 && len > 0 && len > max_end - offset;
+}
+
 /* The facts about a descriptor that the kernel checks, in its order.
  * Returns 0 or the error fallocate(2) would give; max_end is the largest
  * offset+len the caller's off_t can express. */
