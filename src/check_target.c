@@ -4,16 +4,50 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "emulate.h"
+
+/* The file's type, size and identity, and whether it is immutable: statx
+ * tells all in one call where the C library has it. */
+static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
+{
+#ifdef HAVE_STATX
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO, &sx) == 0) {
+		*mode = sx.stx_mode;
+		t->size = (int64_t)sx.stx_size;
+		t->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+		t->ino = sx.stx_ino;
+		*immutable = !!(sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_IMMUTABLE);
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return errno;
+#endif
+	{
+		struct stat64 st;
+
+		if (fstat64(fd, &st) != 0)
+			return errno;
+		*mode = st.st_mode;
+		t->size = st.st_size;
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		*immutable = 0; /* the writes will meet it */
+		return 0;
+	}
+}
 
 /* The order is vfs_fallocate's: callers compare error numbers, so the
  * emulation must fail exactly where the kernel would have. */
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 		     struct lfa_target *t)
 {
-	struct stat64 st;
 	int flags = fcntl(fd, F_GETFL);
+	int immutable, err;
+	mode_t mode;
 
 	if (flags < 0 || (flags & O_PATH))
 		return EBADF;
@@ -21,21 +55,24 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 		return EINVAL;
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return EBADF;
-	if (fstat64(fd, &st) != 0)
-		return errno;
-	if (S_ISFIFO(st.st_mode))
+	if ((err = describe(fd, &mode, t, &immutable)) != 0)
+		return err;
+	/* (An active swapfile, ETXTBSY to the kernel, cannot be seen from
+	 * here; writing to it fails with ETXTBSY all the same.) */
+	if (immutable)
+		return EPERM;
+	if (S_ISFIFO(mode))
 		return ESPIPE;
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(mode))
 		return EISDIR;
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+	if (!S_ISREG(mode) && !S_ISBLK(mode))
 		return ENODEV;
 	if (len > max_end - offset)
 		return EFBIG;
 	/* A block device has every block already: nothing to allocate, and
 	 * nothing a zero-writer may touch.  glibc answers ENODEV too. */
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(mode))
 		return ENODEV;
 	t->flags = flags;
-	t->size = st.st_size;
 	return 0;
 }

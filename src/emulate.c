@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@ enum writer {
 };
 
 struct job {
+	const struct lfa_target *target;
 	int fd, flags;
 	int priv, priv_mode, priv_tried; /* our reopened descriptor and its access mode */
 	enum writer writer;
@@ -40,14 +43,35 @@ struct job {
 	int64_t block;
 	int64_t offset, end, old_size, new_size;
 	int64_t run_start, run_end;      /* zeros waiting to be written */
+	int64_t write_limit;             /* RLIMIT_FSIZE when the size does not grow */
+	uint64_t progress_done;          /* what was last reported: never goes back */
 	const struct lfa_job_options *opt;
 	struct lfa_job_report *rep;
 };
 
 static int64_t align_down(int64_t v, int64_t a) { return v & ~(a - 1); }
-static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) & ~(a - 1); }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Opens path and keeps the descriptor only if it is the caller's file:
+ * /proc/self is the thread group leader's table, which a thread that
+ * unshared its descriptors (or a fake /proc in a chroot) does not share, and
+ * zeros written from another file's hole map would destroy data. */
+static int open_same_file(struct job *j, const char *path, int mode)
+{
+	struct stat64 st;
+	int fd;
+
+	j->rep->syscalls += 2;
+	fd = open(path, mode | O_CLOEXEC | O_NOCTTY | O_LARGEFILE | (j->flags & (O_DSYNC | O_SYNC)));
+	if (fd >= 0 && (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||
+			st.st_ino != j->target->ino)) {
+		j->rep->syscalls++;
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
 
 /* A descriptor of our own, reopened through /proc: it has its own file
  * offset (for SEEK_DATA) and fresh status flags (no O_APPEND, no O_DIRECT), so
@@ -55,21 +79,19 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
  * is asked for first, since read-back probing needs it. */
 static int open_private(struct job *j)
 {
+	static const char *const tables[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
 	static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
-	char path[32];
-	size_t i;
+	char path[40];
+	size_t t, i;
 
 	if (j->priv_tried)
 		return j->priv;
 	j->priv_tried = 1;
-	snprintf(path, sizeof path, "/proc/self/fd/%d", j->fd);
-	for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-		j->rep->syscalls++;
-		j->priv = open(path, modes[i] | O_CLOEXEC | O_NOCTTY | O_LARGEFILE |
-			       (j->flags & (O_DSYNC | O_SYNC)));
-		if (j->priv >= 0) {
+	for (t = 0; t < sizeof tables / sizeof tables[0] && j->priv < 0; t++) {
+		snprintf(path, sizeof path, "%s%d", tables[t], j->fd);
+		for (i = 0; i < sizeof modes / sizeof modes[0] && j->priv < 0; i++) {
+			j->priv = open_same_file(j, path, modes[i]);
 			j->priv_mode = modes[i];
-			break;
 		}
 	}
 	return j->priv;
@@ -105,11 +127,14 @@ static int writer_fd(const struct job *j)
 static int report_progress(struct job *j, int64_t pos)
 {
 	uint64_t total = (uint64_t)(j->end - j->offset);
-	uint64_t done = pos <= j->offset ? 0 : min64(pos, j->end) - j->offset;
+	uint64_t done = pos <= j->offset ? 0 : (uint64_t)(min64(pos, j->end) - j->offset);
 
-	if (j->opt && j->opt->progress && j->opt->progress(j->opt->progress_arg, done, total))
-		return ECANCELED;
-	return 0;
+	if (!j->opt || !j->opt->progress)
+		return 0;
+	if (done < j->progress_done)
+		done = j->progress_done; /* a queued run flushed late lies behind */
+	j->progress_done = done;
+	return j->opt->progress(j->opt->progress_arg, done, total) ? ECANCELED : 0;
 }
 
 static ssize_t write_once(struct job *j, const struct iovec *iov, int cnt, int64_t off)
@@ -137,6 +162,10 @@ static int write_zeros(struct job *j, int64_t off, int64_t end)
 {
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
 
+	/* A write past RLIMIT_FSIZE would raise SIGXFSZ, which kills by
+	 * default, where the kernel's fallocate inside the old size succeeds. */
+	if (end > j->write_limit)
+		return EFBIG;
 	while (off < end) {
 		int64_t n = min64(end - off, WRITE_CHUNK);
 		int cnt = 0, err;
@@ -299,7 +328,8 @@ static int scan_by_reading(struct job *j, int fd, int64_t from, int64_t to)
 			break;
 		}
 		for (p = pos; p < pos + got && !err; ) {
-			int64_t q = min64(align_down(p, j->block) + j->block, pos + got);
+			int64_t room = j->block - (p & (j->block - 1)); /* to the block's end */
+			int64_t q = pos + got - p <= room ? pos + got : p + room;
 
 			if (is_zero(buf + (p - pos), (size_t)(q - p)))
 				err = queue_zeros(j, p, q);
@@ -322,9 +352,10 @@ static int fill(struct job *j, int64_t fs_type)
 	int64_t old = j->old_size;
 	int err;
 
-	/* Inside the old size: only holes, or blocks that read as zero. */
+	/* Inside the old size: only holes, or blocks that read as zero, up to
+	 * the range's end (a partial write allocates the whole block). */
 	if (first < old) {
-		int64_t to = j->end >= old ? old : min64(align_up(j->end, j->block), old);
+		int64_t to = min64(j->end, old);
 		int fd;
 
 		if (reports_holes(fs_type) && open_private(j) >= 0) {
@@ -344,12 +375,17 @@ static int fill(struct job *j, int64_t fs_type)
 	if (j->end > old) {
 		int64_t start = max64(first, old);
 
-		if (first < old && (old & (j->block - 1)) && j->run_end != old)
-			start = align_up(old, j->block);
+		if (first < old && (old & (j->block - 1)) && j->run_end != old) {
+			int64_t room = j->block - (old & (j->block - 1));
+
+			start = j->end - old <= room ? j->end : old + room;
+		}
 		if ((err = queue_zeros(j, start, j->end)) != 0)
 			return err;
 	}
-	return flush_zeros(j);
+	if ((err = flush_zeros(j)) != 0)
+		return err;
+	return report_progress(j, j->end);
 }
 
 static int64_t block_size(int fd, int64_t *fs_type)
@@ -376,8 +412,10 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	int extended = 0, err = 0;
 
 	memset(&j, 0, sizeof j);
+	j.target = t;
 	j.fd = fd;
 	j.flags = t->flags;
+	j.write_limit = INT64_MAX;
 	j.priv = -1;
 	j.opt = opt;
 	j.rep = rep;
@@ -410,18 +448,25 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		else
 			extended = 1;
 	}
+	if (!err && !extended) {
+		struct rlimit64 lim;
+
+		rep->syscalls++;
+		if (getrlimit64(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur < (rlim64_t)INT64_MAX)
+			j.write_limit = (int64_t)lim.rlim_cur;
+	}
 	if (!err)
 		err = fill(&j, fs_type);
-
+	if (!err && extended && (j.flags & O_DSYNC)) {
+		rep->syscalls++;
+		if (fdatasync(fd) != 0)
+			err = errno;
+	}
 	if (err && extended) {
 		/* Put the size back.  Blocks filled inside the old size stay:
 		 * they read as zero, as they did before. */
 		rep->syscalls++;
 		(void)ftruncate64(writer_fd(&j), j.old_size);
-	} else if (!err && extended && (j.flags & O_DSYNC)) {
-		rep->syscalls++;
-		if (fdatasync(fd) != 0)
-			err = errno;
 	}
 	if (j.priv >= 0) {
 		rep->syscalls++;

@@ -41,6 +41,7 @@ static inline int lfa_past_max_end(int64_t offset, int64_t len, int64_t max_end)
 struct lfa_target {
 	int flags;       /* fcntl(F_GETFL) */
 	int64_t size;
+	uint64_t dev, ino; /* which file: a reopened descriptor must match */
 };
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 		     struct lfa_target *t) LFA_HIDDEN;

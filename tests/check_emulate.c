@@ -6,7 +6,14 @@
 #include <check.h>
 
 #include "check-run.h"
+#include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 
 #include "emulate.h"
 
@@ -232,6 +239,163 @@ START_TEST(progress_reaches_total)
 }
 END_TEST
 
+/* A thread with its own descriptor table (unshare(CLONE_FILES)) gets its
+ * own file from /proc/thread-self, never the thread group leader's file of
+ * the same number: zeros mapped from another file's holes destroy data. */
+struct unshared_call { const char *data_path; int fd_number; int result; };
+
+static void *allocate_in_unshared_table(void *arg)
+{
+	struct unshared_call *c = arg;
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+	struct lfa_job_report rep;
+	int fd;
+
+	if (unshare(CLONE_FILES) != 0) {
+		c->result = -1;
+		return NULL;
+	}
+	fd = open(c->data_path, O_RDWR);
+	dup2(fd, c->fd_number);
+	close(fd);
+	c->result = lfa_run_job("test", c->fd_number, 0, 65536, INT64_MAX, &opt, &rep);
+	return NULL;
+}
+
+START_TEST(reopen_finds_the_callers_file)
+{
+	const char *data = fresh("unshare-data");
+	const char *holes = fresh("unshare-holes");
+	struct unshared_call c = { data, -1, 0 };
+	pthread_t t;
+	int fd;
+
+	write_pattern_at(data, 0, 65536, 11);
+	fd = open(holes, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_eq(ftruncate(fd, 65536), 0); /* one hole, the same size */
+	c.fd_number = fd;
+	ck_assert_int_eq(pthread_create(&t, NULL, allocate_in_unshared_table, &c), 0);
+	pthread_join(t, NULL);
+	close(fd);
+	if (c.result == -1) {
+		fprintf(stderr, "skipping: unshare(CLONE_FILES): %s\n", strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(c.result, 0);
+	expect_file(data, 65536, 0, 65536, 11);
+}
+END_TEST
+
+/* Inside the old size a write past RLIMIT_FSIZE would raise SIGXFSZ; the
+ * emulation refuses with EFBIG instead, and writes within the limit work.
+ * In a child, since the limit is per process. */
+static void run_with_fsize_limit(rlim_t limit, int64_t offset, int64_t len, int want)
+{
+	const char *p = fresh("fsize");
+	pid_t pid;
+	int status, fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	ck_assert_int_eq(ftruncate(fd, 4 * MiB), 0);
+	close(fd);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit lim = { limit, limit };
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+		struct lfa_job_report rep;
+
+		fd = open(p, O_RDWR);
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(100);
+		_exit(lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &rep));
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "killed by signal %d", WTERMSIG(status));
+	ck_assert_int_eq(WEXITSTATUS(status), want);
+	expect_file(p, 4 * MiB, 0, 0, 0);
+}
+
+START_TEST(fsize_limit_inside_old_size)
+{
+	run_with_fsize_limit(MiB, 2 * MiB, MiB, EFBIG);
+	run_with_fsize_limit(MiB + 100, 0, MiB + 100, 0);
+}
+END_TEST
+
+START_TEST(progress_reaches_total_without_writes)
+{
+	const char *p = fresh("progress-none");
+	struct progress_log log = { 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log };
+	int fd;
+
+	write_pattern_at(p, 0, 100, 12);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, 100, INT64_MAX, &opt, &last), 0);
+	close(fd);
+	ck_assert_uint_eq(log.last_done, 100);
+	ck_assert_uint_eq(log.total, 100);
+}
+END_TEST
+
+/* An immutable file (chattr +i after the descriptor was opened): EPERM,
+ * as the kernel says, even when nothing would need writing. */
+START_TEST(immutable_file)
+{
+	const char *p = fresh("immutable");
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+	struct lfa_job_report rep;
+	int fd, flags, on, err;
+
+	write_pattern_at(p, 0, 8192, 13);
+	fd = open(p, O_RDWR);
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0 ||
+	    (on = flags | FS_IMMUTABLE_FL, ioctl(fd, FS_IOC_SETFLAGS, &on)) != 0) {
+		fprintf(stderr, "skipping immutable: %s\n", strerror(errno));
+		close(fd);
+		return;
+	}
+	err = lfa_run_job("test", fd, 0, 4096, INT64_MAX, &opt, &rep);
+	ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	close(fd);
+	ck_assert_int_eq(err, EPERM);
+	expect_file(p, 8192, 0, 8192, 13);
+}
+END_TEST
+
+/* The last block below INT64_MAX, on ramfs where the old range is read
+ * back: no offset arithmetic may overflow.  Needs root to mount ramfs. */
+START_TEST(near_int64_max_on_ramfs)
+{
+	char dir[4096], path[4200];
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
+	struct lfa_job_report rep;
+	unsigned char byte = 0;
+	int fd, err;
+
+	snprintf(dir, sizeof dir, "%s/ramfs", test_dir());
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	if (mount("ramfs", dir, "ramfs", 0, NULL) != 0) {
+		fprintf(stderr, "skipping INT64_MAX on ramfs: mount: %s\n", strerror(errno));
+		rmdir(dir);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/f", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_eq(ftruncate(fd, INT64_MAX - 10), 0);
+	ck_assert_int_eq(pwrite(fd, "x", 1, INT64_MAX - 11), 1);
+	err = lfa_run_job("test", fd, INT64_MAX - 100, 100, INT64_MAX, &opt, &rep);
+	ck_assert_int_eq(file_size(fd), INT64_MAX);
+	ck_assert_int_eq(pread(fd, &byte, 1, INT64_MAX - 11), 1);
+	close(fd);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(byte, 'x');
+	ck_assert_int_eq(rep.hole_map, LFA_MAP_READ);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("emulate");
@@ -249,6 +413,11 @@ int main(void)
 	tcase_add_test(tc, dsync_descriptor_writes_few_times);
 	tcase_add_test(tc, cancel_restores_size);
 	tcase_add_test(tc, progress_reaches_total);
+	tcase_add_test(tc, progress_reaches_total_without_writes);
+	tcase_add_test(tc, reopen_finds_the_callers_file);
+	tcase_add_test(tc, fsize_limit_inside_old_size);
+	tcase_add_test(tc, immutable_file);
+	tcase_add_test(tc, near_int64_max_on_ramfs);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -37,7 +37,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/check_errors tests/check_errors_lfs tests/check_emulate tests/check_emulate_lfs
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
-UNIT_LDADD = libfallocate-core.la $(CHECK_LIBS)
+UNIT_LDADD = libfallocate-core.la $(CHECK_LIBS) -lpthread
 tests_check_errors_SOURCES = tests/check_errors.c
 tests_check_errors_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_errors_LDADD = $(UNIT_LDADD)
