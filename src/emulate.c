@@ -25,6 +25,7 @@
 #define WRITE_CHUNK ((int64_t)4 << 20)
 #define PROBE_CHUNK ((size_t)2 << 20)
 #define PROBE_STACK_CHUNK ((size_t)4096)
+#define PROBE_GRAIN ((int64_t)512)
 
 static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));
 
@@ -296,8 +297,11 @@ static int is_zero(const unsigned char *p, size_t n)
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-/* Queues every block of [from, to) that reads as zero: writing zeros over it
- * changes no byte, and allocates it if it was a hole. */
+/* Queues every piece of [from, to) that reads as zero: writing zeros over it
+ * changes no byte, and allocates it if it was a hole.  The pieces are 512
+ * bytes, the smallest block any filesystem allocates, since one that cannot
+ * report holes may not report its block size either: a larger piece holding
+ * some data could hide an unallocated block beside it. */
 static int scan_by_reading(struct job *j, int fd, int64_t from, int64_t to)
 {
 	unsigned char stack_buf[PROBE_STACK_CHUNK] __attribute__((aligned(64)));
@@ -328,7 +332,7 @@ static int scan_by_reading(struct job *j, int fd, int64_t from, int64_t to)
 			break;
 		}
 		for (p = pos; p < pos + got && !err; ) {
-			int64_t room = j->block - (p & (j->block - 1)); /* to the block's end */
+			int64_t room = PROBE_GRAIN - (p & (PROBE_GRAIN - 1));
 			int64_t q = pos + got - p <= room ? pos + got : p + room;
 
 			if (is_zero(buf + (p - pos), (size_t)(q - p)))
@@ -435,7 +439,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 
 	/* On 32-bit ABIs a descriptor opened without O_LARGEFILE can neither
 	 * write nor truncate past 2 GiB, though the kernel's fallocate can. */
-	if (!err && O_LARGEFILE && !(j.flags & O_LARGEFILE) && j.new_size > INT32_MAX &&
+	if (!err && O_LARGEFILE && !(j.flags & O_LARGEFILE) && j.end > INT32_MAX &&
 	    !use_private_writer(&j))
 		err = EFBIG;
 	/* The size first: a limit (RLIMIT_FSIZE, the filesystem's maximum) then
