@@ -368,6 +368,7 @@ END_TEST
 START_TEST(near_int64_max_on_ramfs)
 {
 	char dir[4096], path[4200];
+	struct stat64 st;
 	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0 };
 	struct lfa_job_report rep;
 	unsigned char byte = 0;
@@ -381,12 +382,13 @@ START_TEST(near_int64_max_on_ramfs)
 		return;
 	}
 	snprintf(path, sizeof path, "%s/f", dir);
-	fd = open(path, O_RDWR | O_CREAT, 0600);
-	ck_assert_int_eq(ftruncate(fd, INT64_MAX - 10), 0);
-	ck_assert_int_eq(pwrite(fd, "x", 1, INT64_MAX - 11), 1);
+	fd = open(path, O_RDWR | O_CREAT | O_LARGEFILE, 0600);
+	ck_assert_int_eq(ftruncate64(fd, INT64_MAX - 10), 0);
+	ck_assert_int_eq(pwrite64(fd, "x", 1, INT64_MAX - 11), 1);
 	err = lfa_run_job("test", fd, INT64_MAX - 100, 100, INT64_MAX, &opt, &rep);
-	ck_assert_int_eq(file_size(fd), INT64_MAX);
-	ck_assert_int_eq(pread(fd, &byte, 1, INT64_MAX - 11), 1);
+	ck_assert_int_eq(fstat64(fd, &st), 0);
+	ck_assert_int_eq(st.st_size, INT64_MAX);
+	ck_assert_int_eq(pread64(fd, &byte, 1, INT64_MAX - 11), 1);
 	close(fd);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
