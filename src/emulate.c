@@ -138,14 +138,17 @@ static int report_progress(struct job *j, int64_t pos)
 	return j->opt->progress(j->opt->progress_arg, done, total) ? ECANCELED : 0;
 }
 
+/* A C library without pwritev2 (musl 1.2.3) answers as a kernel without
+ * RWF_NOAPPEND does, and write_zeros falls back to a descriptor of our own. */
 static ssize_t write_once(struct job *j, const struct iovec *iov, int cnt, int64_t off)
 {
-	j->rep->syscalls++;
 	switch (j->writer) {
 	case WRITE_NOAPPEND:
 #if defined(HAVE_PWRITEV64V2)
+		j->rep->syscalls++;
 		return pwritev64v2(j->fd, iov, cnt, off, RWF_NOAPPEND);
 #elif defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8
+		j->rep->syscalls++;
 		return pwritev2(j->fd, iov, cnt, off, RWF_NOAPPEND);
 #else
 		errno = EOPNOTSUPP;
@@ -154,6 +157,7 @@ static ssize_t write_once(struct job *j, const struct iovec *iov, int cnt, int64
 	case WRITE_PRIVATE:
 	case WRITE_CALLER:
 	default:
+		j->rep->syscalls++;
 		return pwritev64(writer_fd(j), iov, cnt, off);
 	}
 }
@@ -432,14 +436,9 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.block = block_size(fd, &fs_type);
 	j.writer = (j.flags & O_APPEND) ? WRITE_NOAPPEND : WRITE_CALLER;
 	j.direct = !!(j.flags & O_DIRECT);
-#if !defined(HAVE_PWRITEV64V2) && !(defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8)
-	if (j.writer == WRITE_NOAPPEND && !use_private_writer(&j))
-		err = EBADF;
-#endif
-
 	/* On 32-bit ABIs a descriptor opened without O_LARGEFILE can neither
 	 * write nor truncate past 2 GiB, though the kernel's fallocate can. */
-	if (!err && O_LARGEFILE && !(j.flags & O_LARGEFILE) && j.end > INT32_MAX &&
+	if (O_LARGEFILE && !(j.flags & O_LARGEFILE) && j.end > INT32_MAX &&
 	    !use_private_writer(&j))
 		err = EFBIG;
 	/* The size first: a limit (RLIMIT_FSIZE, the filesystem's maximum) then

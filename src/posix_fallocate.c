@@ -1,12 +1,10 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 
 #include "emulate.h"
-#include "sys_fallocate.h"
 
 #undef posix_fallocate64 /* a macro on musl */
 /* musl declares no *64 functions (only the macros undone above); glibc's
@@ -17,19 +15,9 @@ int posix_fallocate64(int fd, off64_t offset, off64_t len);
 
 static int allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end)
 {
-	struct lfa_settings s = lfa_settings();
-	struct lfa_job_options opt = { s.emulation, 0, 0 };
+	struct lfa_job_options opt = { lfa_settings().emulation, 0, 0 };
 	struct lfa_job_report rep;
 
-	/* The common case, the kernel allocating, costs the syscall and no
-	 * more: glibc's posix_fallocate is measured against this path. */
-	if (s.emulation == LFA_EMULATE_AUTO && !s.debug && !lfa_past_max_end(offset, len, max_end)) {
-		int err = lfa_sys_fallocate(fd, 0, offset, len);
-
-		if (err != ENOSYS && err != EOPNOTSUPP)
-			return err;
-		opt.emulation = LFA_EMULATE_ALWAYS; /* the kernel has answered */
-	}
 	return lfa_run_job(caller, fd, offset, len, max_end, &opt, &rep);
 }
 
