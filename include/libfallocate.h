@@ -54,8 +54,9 @@
 extern "C" {
 #endif
 
-/* The version of this API: 1 is the first (libfallocate 0.1.0). */
-#define LFA_API_VERSION 1
+/* The version of this API: 1 is the first (libfallocate 0.1.0); 2 added
+ * lfa_report.notes. */
+#define LFA_API_VERSION 2
 
 /* Whether the zero-writing emulation may run (lfa_options.emulation). */
 enum lfa_emulation {
@@ -66,8 +67,10 @@ enum lfa_emulation {
 };
 
 /* Called as the emulation proceeds, with the bytes of the range done so far
- * and the range's length; a nonzero return cancels the allocation, which then
- * fails with ECANCELED and leaves the file's size as it was. */
+ * (never less than before) and the range's length, and exactly once with
+ * done == total; a nonzero return cancels the allocation, which then fails
+ * with ECANCELED.  The zeros written so far stay: the old bytes, then a
+ * prefix of the range without holes. */
 typedef int (*lfa_progress_fn)(uint64_t done, uint64_t total, void *user);
 
 /* Set size to sizeof(struct lfa_options) and every other member to zero (or
@@ -103,8 +106,12 @@ enum lfa_holes {
 	LFA_HOLES_READ = 2   /* read back: blocks that read as zero were rewritten */
 };
 
+/* Notes on what the emulation could promise (lfa_report.notes). */
+#define LFA_NOTE_COPY_ON_WRITE 0x1u /* btrfs, zfs, bcachefs: the zeros written
+				       reserve no space for later overwrites */
+
 /* Set size to sizeof(struct lfa_report) (or use LFA_REPORT_INIT); the
- * library writes only the first `size` bytes, the rest when it returns. */
+ * library writes only the first `size` bytes. */
 struct lfa_report {
 	size_t size;
 	int path;               /* enum lfa_path */
@@ -113,8 +120,9 @@ struct lfa_report {
 	int holes;              /* enum lfa_holes */
 	uint64_t bytes_written; /* zeros the emulation wrote */
 	uint64_t syscalls;      /* system calls issued, the kernel's fallocate included */
+	uint32_t notes;         /* LFA_NOTE_* (API version 2) */
 };
-#define LFA_REPORT_INIT { sizeof(struct lfa_report), 0, 0, 0, 0, 0, 0 }
+#define LFA_REPORT_INIT { sizeof(struct lfa_report), 0, 0, 0, 0, 0, 0, 0 }
 
 /* Allocates [offset, offset + len) of fd as posix_fallocate does.  opt and
  * rep may be null.  Returns 0 or an error number; never changes errno. */

@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emulate.h"
 #include "sys_fallocate.h"
@@ -20,7 +22,7 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 	char why[96];
 
 	if (!rep->emulated) {
-		lfa_debug("%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
+		lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
 			  caller, fd, offset, len, err ? strerror(err) : "ok");
 		return;
 	}
@@ -28,9 +30,10 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
 	else
 		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
-	lfa_debug("%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s): "
+	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s): "
 		  "%s, %" PRIu64 " bytes written, %u syscalls",
 		  caller, fd, offset, len, why, map_name(rep->hole_map),
+		  rep->copy_on_write ? "; copy-on-write: zeros reserve no space" : "",
 		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
 }
 
@@ -38,7 +41,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
-	int saved_errno, err;
+	int saved_errno, bound, err;
 
 	memset(rep, 0, sizeof *rep);
 	/* The common case, the kernel allocating, costs the syscall and no more
@@ -52,15 +55,28 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	}
 	/* The emulation, or an off_t narrower than the kernel's that cannot
 	 * express the end: lfa_check_target then fails with EFBIG where the
-	 * kernel fails for a file past its maximum size, in its order. */
+	 * kernel fails for a file past its maximum size, in its order.  It
+	 * works on a descriptor of its own for the caller's file, so that a
+	 * dup2() over the caller's number mid-call cannot send zeros into
+	 * another file.  (Out of descriptors, it works on the caller's.) */
 	saved_errno = errno;
-	rep->syscalls += 2; /* fcntl and statx */
-	err = lfa_check_target(fd, offset, len, max_end, &target);
-	if (!err)
-		err = lfa_emulate(fd, offset, len, &target, opt, rep);
+	rep->syscalls++;
+	bound = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (bound < 0 && errno != EMFILE && errno != ENFILE) {
+		err = errno;
+	} else {
+		rep->syscalls += 2; /* fcntl and statx */
+		err = lfa_check_target(bound >= 0 ? bound : fd, offset, len, max_end, &target);
+		if (!err)
+			err = lfa_emulate(bound >= 0 ? bound : fd, offset, len, &target, opt, rep);
+		if (bound >= 0) {
+			rep->syscalls++;
+			close(bound);
+		}
+	}
 	errno = saved_errno;
 out:
-	if (lfa_settings().debug)
+	if (lfa_settings(fd).debug)
 		debug_line(caller, fd, offset, len, opt, rep, err);
 	return err;
 }

@@ -15,12 +15,17 @@ static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
 #ifdef HAVE_STATX
 	struct statx sx;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO, &sx) == 0) {
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS,
+		  &sx) == 0) {
+		uint64_t attr = sx.stx_attributes_mask & sx.stx_attributes;
+
 		*mode = sx.stx_mode;
 		t->size = (int64_t)sx.stx_size;
+		t->blocks = (int64_t)sx.stx_blocks;
 		t->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 		t->ino = sx.stx_ino;
-		*immutable = !!(sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_IMMUTABLE);
+		*immutable = !!(attr & STATX_ATTR_IMMUTABLE);
+		t->append_only = !!(attr & STATX_ATTR_APPEND);
 		return 0;
 	}
 	if (errno != ENOSYS)
@@ -33,9 +38,13 @@ static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
 			return errno;
 		*mode = st.st_mode;
 		t->size = st.st_size;
+		t->blocks = st.st_blocks;
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
 		*immutable = 0; /* the writes will meet it */
+		/* An append-only file opened for writing has O_APPEND, which the
+		 * writer honours; what it cannot do is fill a hole inside. */
+		t->append_only = 0;
 		return 0;
 	}
 }
@@ -58,7 +67,7 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 	if ((err = describe(fd, &mode, t, &immutable)) != 0)
 		return err;
 	/* (An active swapfile, ETXTBSY to the kernel, cannot be seen from
-	 * here; writing to it fails with ETXTBSY all the same.) */
+	 * here; any write to it, even of nothing, fails with ETXTBSY.) */
 	if (immutable)
 		return EPERM;
 	if (S_ISFIFO(mode))

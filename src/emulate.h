@@ -9,13 +9,15 @@
 enum lfa_hole_map {
 	LFA_MAP_NONE,  /* the range lay wholly beyond the old end of file */
 	LFA_MAP_SEEK,  /* SEEK_DATA/SEEK_HOLE, on a filesystem that reports holes */
-	LFA_MAP_READ,  /* read back: only blocks that read as zero are written */
+	LFA_MAP_READ,  /* read back: only pieces that read as zero are written */
 };
 
 struct lfa_job_options {
 	enum lfa_emulation_policy emulation;
-	/* Called as the work proceeds; a nonzero return cancels the job, which
-	 * then fails with ECANCELED and leaves the size as it was. */
+	/* Called as the work proceeds, with the bytes of the range done, which
+	 * never go back, and once with the whole range at the end; a nonzero
+	 * return cancels the job, which then fails with ECANCELED.  The zeros
+	 * written so far stay (a prefix of the range, without holes). */
 	int (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 };
@@ -23,6 +25,7 @@ struct lfa_job_options {
 struct lfa_job_report {
 	int native_error;          /* the kernel's answer; 0 when it was not asked */
 	int emulated;              /* the emulation ran */
+	int copy_on_write;         /* on a filesystem where zeros reserve no space */
 	enum lfa_hole_map hole_map;
 	uint64_t bytes_written;    /* zeros the emulation wrote */
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
@@ -35,18 +38,22 @@ static inline int lfa_past_max_end(int64_t offset, int64_t len, int64_t max_end)
 	return max_end < INT64_MAX && offset >= 0 && len > 0 && len > max_end - offset;
 }
 
-/* The facts about a descriptor that the kernel checks, in its order.
- * Returns 0 or the error fallocate(2) would give; max_end is the largest
- * offset+len the caller's off_t can express. */
+/* The facts about a descriptor that the kernel checks, in its order. */
 struct lfa_target {
-	int flags;       /* fcntl(F_GETFL) */
-	int64_t size;
+	int flags;         /* fcntl(F_GETFL) */
+	int append_only;   /* chattr +a: only appends can change it */
+	int64_t size;      /* when checked: stale as soon as it is read */
+	int64_t blocks;    /* st_blocks, in 512-byte units */
 	uint64_t dev, ino; /* which file: a reopened descriptor must match */
 };
+
+/* Returns 0 or the error fallocate(2) would give; max_end is the largest
+ * offset+len the caller's off_t can express. */
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 		     struct lfa_target *t) LFA_HIDDEN;
 
-/* The zero-writing engine: allocates [offset, offset+len) of fd without the
+/* The zero-writing engine: allocates [offset, offset+len) of fd, a
+ * descriptor of the library's own for the caller's file, without the
  * kernel's help.  Returns 0 or an error number, and may change errno. */
 int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;

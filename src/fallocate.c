@@ -23,7 +23,7 @@ int fallocate64(int fd, int mode, off64_t offset, off64_t len);
  * result zero-writing can reproduce. */
 static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, int64_t len)
 {
-	struct lfa_settings s = lfa_settings();
+	struct lfa_settings s = lfa_settings(fd);
 	int err;
 
 	if (mode == 0 && s.emulate_fallocate) {
@@ -34,7 +34,7 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 	} else {
 		err = lfa_sys_fallocate(fd, mode, offset, len);
 		if (s.debug)
-			lfa_debug("%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
+			lfa_debug(fd, "%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
 				  caller, fd, (unsigned)mode, offset, len, err ? strerror(err) : "ok");
 	}
 	if (err) {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <libfallocate.h>
@@ -13,7 +14,7 @@
 /* The smallest structures a caller may pass: those of API version 1.  Later
  * versions only append members, so every later size is larger. */
 #define OPTIONS_SIZE_V1 sizeof(struct lfa_options)
-#define REPORT_SIZE_V1 sizeof(struct lfa_report)
+#define REPORT_SIZE_V1 offsetof(struct lfa_report, notes)
 
 struct progress_relay {
 	lfa_progress_fn fn;
@@ -42,7 +43,7 @@ static int tail_is_zero(const void *p, size_t known, size_t given)
 	return 1;
 }
 
-static int read_options(const struct lfa_options *opt, struct lfa_job_options *job,
+static int read_options(int fd, const struct lfa_options *opt, struct lfa_job_options *job,
 			struct progress_relay *relay)
 {
 	static const enum lfa_emulation_policy policies[] = {
@@ -52,7 +53,7 @@ static int read_options(const struct lfa_options *opt, struct lfa_job_options *j
 	};
 
 	memset(job, 0, sizeof *job);
-	job->emulation = lfa_settings().emulation;
+	job->emulation = lfa_settings(fd).emulation;
 	if (!opt)
 		return 0;
 	if (opt->size < OPTIONS_SIZE_V1 || opt->flags ||
@@ -90,6 +91,7 @@ static void fill_report(struct lfa_report *out, const struct lfa_job_options *jo
 				 fallback_error(r->native_error)))
 		out->reason = LFA_REASON_KERNEL;
 	out->path = out->reason != LFA_REASON_NONE ? LFA_PATH_EMULATED : LFA_PATH_NATIVE;
+	out->notes = r->copy_on_write ? LFA_NOTE_COPY_ON_WRITE : 0;
 	out->holes = r->hole_map == LFA_MAP_SEEK ? LFA_HOLES_SEEK :
 		     r->hole_map == LFA_MAP_READ ? LFA_HOLES_READ : LFA_HOLES_NONE;
 }
@@ -109,14 +111,16 @@ LFA_EXPORT int lfa_allocate(int fd, int64_t offset, int64_t len, const struct lf
 	rep_size = rep ? rep->size : 0;
 	memset(&out, 0, sizeof out);
 	out.size = rep_size;
-	err = read_options(opt, &job, &relay);
+	err = read_options(fd, opt, &job, &relay);
 	if (!err) {
 		err = lfa_run_job("lfa_allocate", fd, offset, len, INT64_MAX, &job, &job_rep);
 		fill_report(&out, &job, &job_rep);
 	}
+	/* A caller built with an older header has a shorter structure. */
 	if (rep) {
-		memcpy(rep, &out, sizeof out);
-		memset((unsigned char *)rep + sizeof out, 0, rep_size - sizeof out);
+		memcpy(rep, &out, rep_size < sizeof out ? rep_size : sizeof out);
+		if (rep_size > sizeof out)
+			memset((unsigned char *)rep + sizeof out, 0, rep_size - sizeof out);
 	}
 	return err;
 }

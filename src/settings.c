@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "settings.h"
@@ -16,6 +17,7 @@
 #define LOADED      0x100u
 #define DEBUG       0x200u
 #define EMULATE_FA  0x400u
+#define REFUSE_COW  0x800u
 #define POLICY_MASK 0x0ffu
 
 static unsigned packed_settings;
@@ -29,18 +31,30 @@ static const char *get_env(const char *name)
 #endif
 }
 
-static void complain(const char *name, const char *value, const char *expected)
+/* Whether stderr is open and is not the file the call is about. */
+static int stderr_usable(int fd)
+{
+	struct stat64 err, target;
+
+	if (fstat64(STDERR_FILENO, &err) != 0)
+		return 0;
+	if (fd < 0 || fstat64(fd, &target) != 0)
+		return fd != STDERR_FILENO;
+	return err.st_dev != target.st_dev || err.st_ino != target.st_ino;
+}
+
+static void complain(int fd, const char *name, const char *value, const char *expected)
 {
 	char line[256];
 	int n = snprintf(line, sizeof line,
 			 "libfallocate: ignoring %s=%.64s (expected %s)\n",
 			 name, value, expected);
 
-	if (n > 0)
+	if (n > 0 && stderr_usable(fd))
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-static int parse_bool(const char *name)
+static int parse_bool(int fd, const char *name)
 {
 	const char *v = get_env(name);
 
@@ -48,11 +62,11 @@ static int parse_bool(const char *name)
 		return 0;
 	if (!strcmp(v, "1"))
 		return 1;
-	complain(name, v, "0 or 1");
+	complain(fd, name, v, "0 or 1");
 	return 0;
 }
 
-static unsigned parse(void)
+static unsigned parse(int fd)
 {
 	const char *v = get_env("LIBFALLOCATE_EMULATION");
 	unsigned s = LOADED | LFA_EMULATE_AUTO;
@@ -63,16 +77,21 @@ static unsigned parse(void)
 		else if (!strcmp(v, "always"))
 			s = LOADED | LFA_EMULATE_ALWAYS;
 		else if (strcmp(v, "auto"))
-			complain("LIBFALLOCATE_EMULATION", v, "auto, never or always");
+			complain(fd, "LIBFALLOCATE_EMULATION", v, "auto, never or always");
 	}
-	if (parse_bool("LIBFALLOCATE_DEBUG"))
+	if (parse_bool(fd, "LIBFALLOCATE_DEBUG"))
 		s |= DEBUG;
-	if (parse_bool("LIBFALLOCATE_EMULATE_FALLOCATE"))
+	if (parse_bool(fd, "LIBFALLOCATE_EMULATE_FALLOCATE"))
 		s |= EMULATE_FA;
+	v = get_env("LIBFALLOCATE_COPY_ON_WRITE");
+	if (v && *v && !strcmp(v, "refuse"))
+		s |= REFUSE_COW;
+	else if (v && *v && strcmp(v, "emulate"))
+		complain(fd, "LIBFALLOCATE_COPY_ON_WRITE", v, "emulate or refuse");
 	return s;
 }
 
-struct lfa_settings lfa_settings(void)
+struct lfa_settings lfa_settings(int fd)
 {
 	unsigned s = __atomic_load_n(&packed_settings, __ATOMIC_RELAXED);
 	struct lfa_settings out;
@@ -80,13 +99,14 @@ struct lfa_settings lfa_settings(void)
 	if (!(s & LOADED)) {
 		int saved_errno = errno;
 
-		s = parse();
+		s = parse(fd);
 		__atomic_store_n(&packed_settings, s, __ATOMIC_RELAXED);
 		errno = saved_errno;
 	}
 	out.emulation = (enum lfa_emulation_policy)(s & POLICY_MASK);
 	out.debug = !!(s & DEBUG);
 	out.emulate_fallocate = !!(s & EMULATE_FA);
+	out.refuse_copy_on_write = !!(s & REFUSE_COW);
 	return out;
 }
 
@@ -95,7 +115,7 @@ void lfa_settings_reload(void)
 	__atomic_store_n(&packed_settings, 0, __ATOMIC_RELAXED);
 }
 
-void lfa_debug(const char *fmt, ...)
+void lfa_debug(int fd, const char *fmt, ...)
 {
 	char line[512];
 	int saved_errno = errno;
@@ -110,7 +130,8 @@ void lfa_debug(const char *fmt, ...)
 		size_t len = 14 + ((size_t)n < sizeof line - 15 ? (size_t)n : sizeof line - 16);
 
 		line[len++] = '\n';
-		(void)!write(STDERR_FILENO, line, len);
+		if (stderr_usable(fd))
+			(void)!write(STDERR_FILENO, line, len);
 	}
 	errno = saved_errno;
 }

@@ -13,15 +13,20 @@ struct lfa_settings {
 	enum lfa_emulation_policy emulation;
 	int debug;             /* LIBFALLOCATE_DEBUG=1 */
 	int emulate_fallocate; /* LIBFALLOCATE_EMULATE_FALLOCATE=1 */
+	int refuse_copy_on_write; /* LIBFALLOCATE_COPY_ON_WRITE=refuse */
 };
 
-/* The environment, read once per process (ignored in setuid programs). */
-struct lfa_settings lfa_settings(void) LFA_HIDDEN;
+/* The environment, read once per process (ignored in setuid programs).
+ * fd is the descriptor the call is about: a complaint about the settings
+ * never goes into it, even when it is descriptor 2. */
+struct lfa_settings lfa_settings(int fd) LFA_HIDDEN;
 
 /* Reads the environment again; for tests that change it. */
 void lfa_settings_reload(void) LFA_HIDDEN;
 
-/* One line on stderr, prefixed "libfallocate: ", when debugging is on. */
-void lfa_debug(const char *fmt, ...) LFA_HIDDEN __attribute__((format(printf, 1, 2)));
+/* One line on stderr, prefixed "libfallocate: ", unless stderr is the file
+ * that fd (the call's descriptor) names: a daemon that closed stderr may
+ * have its data file as descriptor 2. */
+void lfa_debug(int fd, const char *fmt, ...) LFA_HIDDEN __attribute__((format(printf, 2, 3)));
 
 #endif

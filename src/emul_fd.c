@@ -1,0 +1,111 @@
+/* Which descriptors reach the file: the job's own (a dup of the caller's,
+ * made before anything was checked), and one reopened through /proc when
+ * the job needs a file offset or status flags of its own. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emul_job.h"
+
+/* Keeps the descriptor only if it is the job's file: /proc/self is the
+ * thread group leader's table, which a thread that unshared its descriptors
+ * (or a fake /proc in a chroot) does not share, and zeros written from
+ * another file's hole map would destroy data. */
+static int open_same_file(struct emul_job *j, const char *path, int mode)
+{
+	/* O_NONBLOCK: an open that would break another process's lease
+	 * fails at once instead of waiting for it (up to lease-break-time). */
+	int keep = j->flags & (O_DSYNC | O_SYNC | O_NOATIME);
+	struct stat64 st;
+	int fd;
+
+	j->rep->syscalls += 2;
+	fd = open(path, mode | keep | O_CLOEXEC | O_NOCTTY | O_LARGEFILE | O_NONBLOCK);
+	if (fd < 0 && (keep & O_NOATIME) && errno == EPERM) {
+		j->rep->syscalls++;
+		fd = open(path, mode | (keep & ~O_NOATIME) | O_CLOEXEC | O_NOCTTY | O_LARGEFILE |
+			  O_NONBLOCK);
+	}
+	if (fd >= 0 && (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||
+			st.st_ino != j->target->ino)) {
+		j->rep->syscalls++;
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Opened at most once per job.  Never while the caller holds a lease on the
+ * file: our open would break it, signalling the caller and stalling us. */
+int emul_private_fd(struct emul_job *j)
+{
+	static const char *const tables[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
+	static const int modes[] = { O_RDWR, O_WRONLY, O_RDONLY };
+	char path[40];
+	size_t t, i;
+
+	if (j->priv_tried)
+		return j->priv;
+	j->priv_tried = 1;
+	j->rep->syscalls++;
+	if (fcntl(j->fd, F_GETLEASE) != F_UNLCK)
+		return -1;
+	for (t = 0; t < sizeof tables / sizeof tables[0] && j->priv < 0; t++) {
+		snprintf(path, sizeof path, "%s%d", tables[t], j->fd);
+		for (i = 0; i < sizeof modes / sizeof modes[0] && j->priv < 0; i++) {
+			j->priv = open_same_file(j, path, modes[i]);
+			j->priv_mode = modes[i];
+		}
+	}
+	return j->priv;
+}
+
+/* Read-back reads unaligned pieces, which an O_DIRECT descriptor refuses. */
+int emul_readable_fd(struct emul_job *j)
+{
+	int bound_reads = (j->flags & O_ACCMODE) == O_RDWR && !(j->flags & O_DIRECT);
+
+	if (emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY)
+		return j->priv;
+	return bound_reads ? j->fd : -1;
+}
+
+int emul_refresh_size(struct emul_job *j)
+{
+	struct stat64 st;
+
+	j->rep->syscalls++;
+	if (fstat64(j->fd, &st) != 0)
+		return errno;
+	j->known_size = st.st_size;
+	j->seen_max = emul_max(j->seen_max, st.st_size);
+	return 0;
+}
+
+int emul_local_fs(uint32_t fs_type)
+{
+	switch (fs_type) {
+	case 0xEF53:     /* ext2, ext3, ext4 */
+	case 0x58465342: /* xfs */
+	case 0x9123683E: /* btrfs */
+	case 0x01021994: /* tmpfs */
+	case 0xF2F52010: /* f2fs */
+	case 0x7461636F: /* ocfs2 */
+	case 0x01161970: /* gfs2 */
+	case 0xCA451A4E: /* bcachefs */
+	case 0x2FC12FC1: /* zfs */
+		return 1;
+	default:         /* ramfs, FUSE, NFS, overlayfs, ... */
+		return 0;
+	}
+}
+
+int emul_copy_on_write_fs(uint32_t fs_type)
+{
+	return fs_type == 0x9123683E || fs_type == 0xCA451A4E || fs_type == 0x2FC12FC1;
+}

@@ -1,0 +1,188 @@
+/* How the pieces of the old file that need zeros are found, each checked
+ * right before it is written: another writer may fill a hole at any time,
+ * and only a look taken after our last write may justify the next one. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emul_job.h"
+
+#define READ_CHUNK ((size_t)2 << 20)
+/* The smallest block any filesystem allocates: one that cannot report holes
+ * may not report its block size either, and a larger piece holding some data
+ * could hide an unallocated block beside it. */
+#define GRAIN ((int64_t)512)
+
+static int seek_reliable(struct emul_job *j)
+{
+	const struct lfa_target *t = j->target;
+	int64_t whole_blocks = t->size & ~(j->block - 1);
+	int64_t hole;
+
+	if (!emul_local_fs(j->fs_type) || emul_private_fd(j) < 0)
+		return 0;
+	/* The ext2 driver (and any other that answers SEEK_HOLE generically)
+	 * calls the whole file data.  A file with fewer blocks than its size
+	 * has a hole somewhere: SEEK_HOLE must find one. */
+	if (t->blocks * 512 >= whole_blocks)
+		return 1;
+	j->rep->syscalls++;
+	hole = lseek64(j->priv, 0, SEEK_HOLE);
+	return hole >= 0 && hole < t->size;
+}
+
+int emul_setup_map(struct emul_job *j)
+{
+	if (seek_reliable(j)) {
+		j->rep->hole_map = LFA_MAP_SEEK;
+		return 0;
+	}
+	if (emul_readable_fd(j) < 0)
+		return EBADF; /* write-only, and no way to read: glibc's answer */
+	j->rep->hole_map = LFA_MAP_READ;
+	if (!j->buf) {
+		j->rep->syscalls++;
+		j->buf = mmap(NULL, READ_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			      -1, 0);
+		if (j->buf == MAP_FAILED)
+			return errno;
+		j->buf_size = READ_CHUNK;
+	}
+	return 0;
+}
+
+void emul_release_map(struct emul_job *j)
+{
+	if (j->buf) {
+		j->rep->syscalls++;
+		munmap(j->buf, j->buf_size);
+		j->buf = NULL;
+	}
+}
+
+void emul_wrote(struct emul_job *j)
+{
+	j->fresh_pos = j->fresh_end = 0;
+}
+
+static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+{
+	int64_t data, hole;
+
+	j->rep->syscalls++;
+	data = lseek64(j->priv, pos, SEEK_DATA);
+	if (data < 0 && errno != ENXIO)
+		return errno;
+	if (data < 0 || data > pos) { /* no data from here (ENXIO), or not yet */
+		*a = pos;
+		*b = pos + emul_min(emul_min(data < 0 ? limit : data, limit) - pos, WRITE_CHUNK);
+		return 0;
+	}
+	j->rep->syscalls++;
+	hole = lseek64(j->priv, pos, SEEK_HOLE);
+	if (hole < 0) {
+		if (errno != ENXIO)
+			return errno;
+		*a = pos; /* truncated under us */
+		return EMUL_EOF;
+	}
+	*a = *b = emul_min(emul_max(hole, pos + 1), limit);
+	return 0;
+}
+
+static int is_zero(const unsigned char *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/* Reads [from, to) into its place in buf; what it read is fresh. */
+static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
+{
+	ssize_t r;
+
+	do {
+		j->rep->syscalls++;
+		r = pread64(emul_readable_fd(j), j->buf + (from - j->buf_pos), (size_t)(to - from),
+			    from);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno;
+	*got = r;
+	if (from + r < to)
+		j->buf_end = from + r; /* what follows is past the end of file now */
+	j->fresh_pos = from;
+	j->fresh_end = from + r;
+	return 0;
+}
+
+/* The run of zero grains that starts first in [pos, end) of buf; grains are
+ * cut at multiples of GRAIN, and at pos and end (a grain straddling an edge
+ * of the range counts by its in-range part). */
+static int find_zero_run(const struct emul_job *j, int64_t pos, int64_t end, int64_t *a,
+			 int64_t *b)
+{
+	int64_t p = pos;
+
+	*a = *b = end;
+	while (p < end) {
+		int64_t q = (p | (GRAIN - 1)) >= end - 1 ? end : (p | (GRAIN - 1)) + 1;
+		int zero = is_zero(j->buf + (p - j->buf_pos), (size_t)(q - p));
+
+		if (zero && *a == end)
+			*a = p;
+		if (!zero && *a != end)
+			break;
+		if (zero)
+			*b = q;
+		if (*a != end && *b - *a >= WRITE_CHUNK)
+			break;
+		p = q;
+	}
+	return *a < *b;
+}
+
+static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+{
+	int64_t got, end;
+	int err;
+
+	if (pos < j->buf_pos || pos >= j->buf_end) {
+		j->buf_pos = j->buf_end = pos;
+		if ((err = read_back(j, pos, pos + emul_min(limit - pos, (int64_t)j->buf_size),
+				     &got)) != 0)
+			return err;
+		j->buf_end = pos + got;
+		if (got == 0) {
+			*a = pos;
+			return EMUL_EOF;
+		}
+	}
+	for (;;) {
+		end = emul_min(j->buf_end, limit);
+		if (!find_zero_run(j, pos, end, a, b)) {
+			*a = *b = end; /* all data up to there */
+			return 0;
+		}
+		if (j->fresh_pos <= *a && *a < j->fresh_end) {
+			*b = emul_min(*b, j->fresh_end);
+			return 0;
+		}
+		/* Read before our last write: look again at just that run. */
+		if ((err = read_back(j, *a, *b, &got)) != 0)
+			return err;
+		if (got == 0)
+			return EMUL_EOF;
+		pos = *a;
+	}
+}
+
+int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+{
+	if (j->rep->hole_map == LFA_MAP_SEEK)
+		return next_by_seek(j, pos, limit, a, b);
+	return next_by_reading(j, pos, limit, a, b);
+}

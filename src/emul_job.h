@@ -1,0 +1,80 @@
+/* The emulation's state, shared by its three parts: which descriptors reach
+ * the file (emul_fd.c), how zeros are written (emul_write.c) and how the
+ * pieces that need them are found (emul_holes.c); emulate.c runs the job. */
+#ifndef LFA_EMUL_JOB_H
+#define LFA_EMUL_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emulate.h"
+
+/* One pwritev carries up to WRITE_CHUNK bytes: under O_DSYNC that is what
+ * each sync costs. */
+#define WRITE_CHUNK ((int64_t)4 << 20)
+
+enum writer {
+	WRITE_BOUND,    /* pwritev on the job's descriptor (no O_APPEND) */
+	WRITE_PRIVATE,  /* pwritev on a descriptor reopened without O_APPEND/O_DIRECT */
+	WRITE_NOAPPEND, /* pwritev2(RWF_NOAPPEND), where the filesystem is known to honour it */
+	WRITE_APPEND,   /* appends, for append-only files: the only writes they take */
+};
+
+struct emul_job {
+	int64_t offset, end;
+	const struct lfa_target *target;
+	const struct lfa_job_options *opt;
+	struct lfa_job_report *rep;
+
+	int fd;                 /* bound to the file for the whole call */
+	int flags;              /* its status flags */
+	int priv, priv_mode;    /* ours, reopened through /proc, and its access mode */
+	int priv_tried;
+	enum writer writer;
+	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
+	int64_t block;          /* the filesystem's block, at most 4096 */
+	uint32_t fs_type;
+
+	int64_t known_size;     /* the size last seen; anything may have changed it since */
+	int64_t seen_max;       /* the largest size seen or made: more means a misplaced write */
+
+	/* read-back: what buf holds, and which part of it was read after the
+	 * last write (only that part may justify a write) */
+	unsigned char *buf;
+	size_t buf_size;
+	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
+
+	uint64_t progress_done;
+};
+
+/* emul_fd.c */
+int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
+int emul_readable_fd(struct emul_job *j) LFA_HIDDEN;
+int emul_refresh_size(struct emul_job *j) LFA_HIDDEN;
+
+/* emul_write.c: zeros over [off, end), which the caller has just seen read
+ * as zero; one syscall at most.  Returns 0 with *done set, or an error. */
+int emul_choose_writer(struct emul_job *j) LFA_HIDDEN;
+int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_HIDDEN;
+
+/* emul_holes.c: the next piece of [pos, limit) inside the file that needs
+ * zeros, checked right before it is returned.  Returns 0 with [*a, *b)
+ * (*a == *b: nothing to write below *a), EMUL_EOF with the file ending at
+ * *a, or an error. */
+#define EMUL_EOF (-1)
+int emul_setup_map(struct emul_job *j) LFA_HIDDEN;
+int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+	LFA_HIDDEN;
+void emul_wrote(struct emul_job *j) LFA_HIDDEN;
+void emul_release_map(struct emul_job *j) LFA_HIDDEN;
+
+/* Filesystems whose SEEK_HOLE reports real holes and that honour
+ * RWF_NOAPPEND: local ones, not layers over another filesystem or a server. */
+int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
+/* Where an overwrite allocates anew, so zeros reserve nothing. */
+int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;
+
+static inline int64_t emul_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t emul_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+#endif

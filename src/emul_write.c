@@ -1,0 +1,142 @@
+/* How zeros reach the file: positional writes, one syscall per call, through
+ * a descriptor that puts them where they are aimed. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "emul_job.h"
+
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x00000020 /* Linux 6.9; Debian 12's headers lack it */
+#endif
+
+/* Zeros go out from one page-aligned buffer in .bss, never written, so it
+ * costs no memory and satisfies O_DIRECT's alignment. */
+#define ZERO_BUF_SIZE (64 * 1024)
+static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));
+
+static int private_writable(struct emul_job *j)
+{
+	return emul_private_fd(j) >= 0 && j->priv_mode != O_RDONLY;
+}
+
+/* An O_APPEND descriptor appends whatever offset it is given, and on
+ * overlayfs and FUSE even pwritev2(RWF_NOAPPEND) is accepted and then
+ * appended by the layer below: positional writes need a descriptor without
+ * O_APPEND.  On 32-bit ABIs one without O_LARGEFILE cannot write past 2 GiB. */
+int emul_choose_writer(struct emul_job *j)
+{
+	int no_largefile = O_LARGEFILE && !(j->flags & O_LARGEFILE) && j->end > INT32_MAX;
+
+	j->writer = WRITE_BOUND;
+	j->direct = !!(j->flags & O_DIRECT);
+	if (j->target->append_only) {
+		j->writer = WRITE_APPEND; /* the kernel let it open only with O_APPEND */
+		return 0;
+	}
+	if (!(j->flags & O_APPEND) && !no_largefile)
+		return 0;
+	if (private_writable(j)) {
+		j->writer = WRITE_PRIVATE;
+		j->direct = 0;
+		return 0;
+	}
+#if defined(HAVE_PWRITEV64V2) || (defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8)
+	if (!no_largefile && emul_local_fs(j->fs_type)) {
+		j->writer = WRITE_NOAPPEND;
+		return 0;
+	}
+#endif
+	return no_largefile ? EFBIG : EBADF; /* EBADF: glibc's answer on O_APPEND */
+}
+
+static ssize_t pwrite_noappend(int fd, const struct iovec *iov, int cnt, int64_t off)
+{
+#if defined(HAVE_PWRITEV64V2)
+	return pwritev64v2(fd, iov, cnt, off, RWF_NOAPPEND);
+#elif defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8
+	return pwritev2(fd, iov, cnt, off, RWF_NOAPPEND);
+#else
+	(void)fd, (void)iov, (void)cnt, (void)off;
+	errno = EOPNOTSUPP;
+	return -1;
+#endif
+}
+
+/* O_DIRECT takes aligned pieces only: those go direct, an unaligned head or
+ * tail through our buffered descriptor.  Returns the descriptor and trims
+ * *n, or -1 when no descriptor can take the piece. */
+static int direct_piece(struct emul_job *j, int64_t off, int64_t *n)
+{
+	int64_t mask = j->block - 1;
+
+	if (!(off & mask) && *n >= j->block) {
+		*n &= ~mask;
+		return j->fd;
+	}
+	if (off & mask)
+		*n = emul_min(*n, j->block - (off & mask));
+	return private_writable(j) ? j->priv : -1;
+}
+
+int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
+{
+	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
+	int64_t n = emul_min(end - off, WRITE_CHUNK), left;
+	int fd = j->writer == WRITE_PRIVATE ? j->priv : j->fd;
+	int cnt = 0, err;
+	ssize_t w;
+
+	*done = 0;
+	if (j->writer == WRITE_BOUND && j->direct && (fd = direct_piece(j, off, &n)) < 0)
+		return EINVAL; /* glibc's answer on O_DIRECT */
+	for (left = n; left > 0; left -= ZERO_BUF_SIZE, cnt++) {
+		iov[cnt].iov_base = zeros;
+		iov[cnt].iov_len = (size_t)emul_min(left, ZERO_BUF_SIZE);
+	}
+	j->rep->syscalls++;
+	if (j->writer == WRITE_NOAPPEND)
+		w = pwrite_noappend(fd, iov, cnt, off);
+	else
+		w = pwritev64(fd, iov, cnt, off);
+	if (w < 0) {
+		err = errno;
+		if (err == EINTR)
+			return 0; /* the caller looks again before writing */
+		/* A filesystem may want stricter O_DIRECT alignment than its
+		 * block: our buffered descriptor takes everything from here. */
+		if (err == EINVAL && fd == j->fd && j->direct && private_writable(j)) {
+			j->writer = WRITE_PRIVATE;
+			j->direct = 0;
+			return 0;
+		}
+		/* A kernel before 6.9 refuses RWF_NOAPPEND. */
+		if (j->writer == WRITE_NOAPPEND && (err == EOPNOTSUPP || err == EINVAL))
+			return EBADF;
+		return err;
+	}
+	if (w == 0)
+		return EIO;
+	*done = w;
+	j->rep->bytes_written += (uint64_t)w;
+	emul_wrote(j);
+	if (j->writer == WRITE_APPEND)
+		return 0; /* landed at the end of file, wherever that was */
+	j->known_size = emul_max(j->known_size, off + w);
+	j->seen_max = emul_max(j->seen_max, off + w);
+	/* A layer that ignored RWF_NOAPPEND appended instead: the file grew
+	 * past everything seen.  Stop at once and say so. */
+	if (j->writer == WRITE_NOAPPEND) {
+		int64_t before = j->seen_max;
+
+		if ((err = emul_refresh_size(j)) != 0)
+			return err;
+		if (j->known_size > before)
+			return EIO;
+	}
+	return 0;
+}
