@@ -34,7 +34,8 @@ tests_with_fallocate_errno_LDADD = $(SECCOMP_LIBS)
 endif
 
 if HAVE_CHECK
-UNIT_TESTS = tests/check_errors tests/check_errors_lfs tests/check_emulate tests/check_emulate_lfs
+UNIT_TESTS = tests/check_errors tests/check_errors_lfs tests/check_emulate tests/check_emulate_lfs \
+	tests/check_race tests/check_race_lfs
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 UNIT_LDADD = libfallocate-core.la $(CHECK_LIBS) -lpthread
@@ -52,6 +53,15 @@ tests_check_emulate_lfs_SOURCES = tests/check_emulate.c
 tests_check_emulate_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_check_emulate_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_emulate_lfs_LDADD = $(UNIT_LDADD)
+# The race tests define libc functions the engine calls: they must link the
+# engine statically (the convenience library), as these do.
+tests_check_race_SOURCES = tests/check_race.c
+tests_check_race_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_race_LDADD = $(UNIT_LDADD) -ldl
+tests_check_race_lfs_SOURCES = tests/check_race.c
+tests_check_race_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_race_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_race_lfs_LDADD = $(UNIT_LDADD) -ldl
 endif
 
 # For CI's sanitizer and valgrind runs.

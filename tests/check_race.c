@@ -1,0 +1,797 @@
+/* The emulation's rules under other writers and faults, each proven by
+ * making "the other writer" act at an exact syscall of the library: this
+ * program defines the libc functions the engine calls (pwritev64, statx,
+ * ...), which run a scripted action before or after the real call. */
+#include "testutil.h"
+
+#include <check.h>
+
+#include "check-run.h"
+#include <dlfcn.h>
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/swap.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "emulate.h"
+#include "sys_fallocate.h"
+
+#define KiB ((int64_t)1 << 10)
+#define MiB ((int64_t)1 << 20)
+
+/* The script: act at the nth call of fn during the job, before the call
+ * (and then fail it with the errno act returns, if any) or after it. */
+static struct {
+	const char *fn;
+	int nth, after;
+	int (*act)(void);
+	int calls, active, acting;
+	int64_t write_lo, write_hi; /* the span the job's positional writes covered */
+	int writes, v2_calls;
+} hk;
+
+/* The other writer's descriptors and the job's. */
+static int other_fd = -1, job_fd = -1;
+static const char *job_path;
+
+static void *real_fn(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f)
+		abort();
+	return f;
+}
+#define REAL(name) ((__typeof__(&name))real_fn(#name))
+
+static int hook_point(const char *fn, int after)
+{
+	int err = 0;
+
+	if (!hk.active || hk.acting || !hk.fn || strcmp(fn, hk.fn))
+		return 0;
+	if (!after)
+		hk.calls++;
+	if (hk.calls == hk.nth && after == hk.after) {
+		hk.acting = 1;
+		err = hk.act();
+		hk.acting = 0;
+	}
+	return err;
+}
+
+static void note_write(const struct iovec *iov, int cnt, int64_t off)
+{
+	int64_t n = 0;
+	int i;
+
+	if (!hk.active || hk.acting)
+		return;
+	for (i = 0; i < cnt; i++)
+		n += (int64_t)iov[i].iov_len;
+	if (!hk.writes++ || off < hk.write_lo)
+		hk.write_lo = off;
+	if (off + n > hk.write_hi)
+		hk.write_hi = off + n;
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	int err = hook_point("pwritev64", 0);
+	ssize_t r;
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	note_write(iov, cnt, off);
+	r = REAL(pwritev64)(fd, iov, cnt, off);
+	hook_point("pwritev64", 1);
+	return r;
+}
+
+/* A layer that accepts RWF_NOAPPEND and appends anyway, as overlayfs and
+ * FUSE servers that opened their file with O_APPEND do. */
+static int layer_ignores_noappend;
+
+ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	if (hk.active && !hk.acting)
+		hk.v2_calls++;
+	if (layer_ignores_noappend)
+		flags &= ~0x20;
+	return REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+}
+
+int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
+{
+	int r;
+
+	hook_point("statx", 0);
+	r = REAL(statx)(fd, path, flags, mask, sx);
+
+	hook_point("statx", 1);
+	return r;
+}
+
+off64_t lseek64(int fd, off64_t off, int whence)
+{
+	int err = hook_point("lseek64", 0);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return REAL(lseek64)(fd, off, whence);
+}
+
+static void hook_reset(void)
+{
+	memset(&hk, 0, sizeof hk);
+	layer_ignores_noappend = 0;
+}
+
+static void script(const char *fn, int nth, int after, int (*act)(void))
+{
+	hook_reset();
+	hk.fn = fn;
+	hk.nth = nth;
+	hk.after = after;
+	hk.act = act;
+}
+
+static int job(int fd, int64_t offset, int64_t len, struct lfa_job_report *rep,
+	       int (*progress)(void *, uint64_t, uint64_t))
+{
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, progress, NULL };
+	struct lfa_job_report local;
+	int err;
+
+	job_fd = fd;
+	hk.active = 1;
+	err = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, rep ? rep : &local);
+	hk.active = 0;
+	return err;
+}
+
+/* Every write the job issued lay inside [offset, end). */
+static void writes_inside(int64_t offset, int64_t end)
+{
+	if (hk.writes) {
+		ck_assert_msg(hk.write_lo >= offset && hk.write_hi <= end,
+			      "wrote [%lld, %lld) for the range [%lld, %lld)",
+			      (long long)hk.write_lo, (long long)hk.write_hi,
+			      (long long)offset, (long long)end);
+	}
+}
+
+static const char *fresh(const char *name)
+{
+	const char *p = scratch_path(name);
+
+	unlink(p);
+	job_path = p;
+	return p;
+}
+
+/* The whole file, which must be n bytes: want, with NULL meaning zeros. */
+static void expect_bytes(const char *path, const unsigned char *want, int64_t n)
+{
+	unsigned char *got = malloc((size_t)n + 1), *zeros = NULL;
+	int fd = open(path, O_RDONLY);
+	int64_t i;
+
+	ck_assert(got && fd >= 0);
+	ck_assert_int_eq(file_size(fd), n);
+	ck_assert_int_eq(pread(fd, got, (size_t)n, 0), n);
+	close(fd);
+	if (!want)
+		want = zeros = calloc(1, (size_t)n + 1);
+	if (memcmp(got, want, (size_t)n)) {
+		for (i = 0; got[i] == want[i]; i++)
+			;
+		ck_abort_msg("%s: byte %lld is %d, not %d", path, (long long)i, got[i], want[i]);
+	}
+	free(got);
+	free(zeros);
+}
+
+static unsigned char *pattern(int64_t n, unsigned seed)
+{
+	unsigned char *b = calloc(1, (size_t)n);
+
+	ck_assert(b != NULL);
+	fill_pattern(b, (size_t)n, seed);
+	return b;
+}
+
+static void put(int fd, const unsigned char *b, int64_t n, int64_t off)
+{
+	ck_assert_int_eq(pwrite(fd, b, (size_t)n, off), n);
+}
+
+/* --- the file never gets shorter ----------------------------------- */
+
+static int append_64k(void)
+{
+	unsigned char *b = pattern(64 * KiB, 2);
+
+	ck_assert_int_eq(write(other_fd, b, 64 * KiB), 64 * KiB);
+	free(b);
+	return 0;
+}
+
+/* Bytes appended right after the engine read the size are data, never cut
+ * off by a size computed from the stale one. */
+START_TEST(stale_size_never_shrinks)
+{
+	const char *p = fresh("stale");
+	unsigned char *want = calloc(1, MiB + 64 * KiB);
+	unsigned char *old = pattern(MiB, 1), *app = pattern(64 * KiB, 2);
+	int fd;
+
+	write_pattern_at(p, 0, MiB, 1);
+	fd = open(p, O_RDWR);
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	script("statx", 1, 1, append_64k);
+	ck_assert_int_eq(job(fd, 0, MiB + 100, NULL, NULL), 0);
+	memcpy(want, old, MiB);
+	memcpy(want + MiB, app, 64 * KiB);
+	expect_bytes(p, want, MiB + 64 * KiB);
+	close(fd);
+	close(other_fd);
+	free(want), free(old), free(app);
+}
+END_TEST
+
+static int append_100_then_enospc(void)
+{
+	unsigned char *b = pattern(100, 3);
+
+	ck_assert_int_eq(write(other_fd, b, 100), 100);
+	free(b);
+	return ENOSPC;
+}
+
+/* A failure part way undoes nothing: no truncation can take another
+ * writer's bytes with it.  The zeros written stay, as ext4's blocks do. */
+START_TEST(failure_keeps_other_writers_bytes)
+{
+	const char *p = fresh("enospc");
+	unsigned char *want = calloc(1, 4 * MiB + 100), *app = pattern(100, 3);
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	script("pwritev64", 2, 0, append_100_then_enospc);
+	ck_assert_int_eq(job(fd, 0, 16 * MiB, NULL, NULL), ENOSPC);
+	memcpy(want + 4 * MiB, app, 100);
+	expect_bytes(p, want, 4 * MiB + 100);
+	ck_assert(fully_allocated(p, 0, 4 * MiB));
+	close(fd);
+	close(other_fd);
+	free(want), free(app);
+}
+END_TEST
+
+static int append_then_cancel(void *arg, uint64_t done, uint64_t total)
+{
+	(void)arg, (void)total;
+	if (done < 4 * MiB)
+		return 0;
+	append_100_then_enospc();
+	return 1;
+}
+
+START_TEST(cancel_keeps_other_writers_bytes)
+{
+	const char *p = fresh("cancel");
+	unsigned char *want = calloc(1, 4 * MiB + 100), *app = pattern(100, 3);
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 16 * MiB, NULL, append_then_cancel), ECANCELED);
+	memcpy(want + 4 * MiB, app, 100);
+	expect_bytes(p, want, 4 * MiB + 100);
+	close(fd);
+	close(other_fd);
+	free(want), free(app);
+}
+END_TEST
+
+static int die_now(void)
+{
+	_exit(0);
+}
+
+/* Stopped at any instant, the file is the old bytes and a prefix of the
+ * range without holes: the job writes from low offsets to high and never
+ * sets a size ahead of its writes. */
+START_TEST(killed_midway_leaves_a_prefix)
+{
+	const char *p = fresh("killed");
+	unsigned char *want = calloc(1, 3000 + 8 * MiB), *old = pattern(3000, 4);
+	pid_t pid;
+	int status;
+
+	write_pattern_at(p, 0, 3000, 4);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(p, O_RDWR);
+
+		script("pwritev64", 3, 0, die_now);
+		job(fd, 0, 64 * MiB, NULL, NULL);
+		_exit(1); /* never here: the third write kills it */
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	memcpy(want, old, 3000);
+	expect_bytes(p, want, 3000 + 8 * MiB);
+	ck_assert(fully_allocated(p, 0, 3000 + 8 * MiB));
+	free(want), free(old);
+}
+END_TEST
+
+/* --- no byte outside the range -------------------------------------- */
+
+static int fill_around_range(void)
+{
+	unsigned char a[1000], b[4096 - 1100];
+
+	memset(a, 'A', sizeof a);
+	memset(b, 'B', sizeof b);
+	put(other_fd, a, sizeof a, 0);
+	put(other_fd, b, sizeof b, 1100);
+	return 0;
+}
+
+/* A hole block that straddles the range's edges gets zeros on its
+ * in-range part only: what another writer put beside it survives. */
+START_TEST(zeros_only_inside_range)
+{
+	const char *p = fresh("edges");
+	unsigned char want[8192];
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	ck_assert_int_eq(ftruncate(fd, 8192), 0);
+	other_fd = open(p, O_WRONLY);
+	script("pwritev64", 1, 0, fill_around_range);
+	ck_assert_int_eq(job(fd, 1000, 100, NULL, NULL), 0);
+	writes_inside(1000, 1100);
+	memset(want, 0, sizeof want);
+	memset(want, 'A', 1000);
+	memset(want + 1100, 'B', 4096 - 1100);
+	expect_bytes(p, want, sizeof want);
+	close(fd);
+	close(other_fd);
+}
+END_TEST
+
+/* The same past the end of file, and across a block boundary. */
+START_TEST(zeros_only_inside_range_past_end)
+{
+	const char *p = fresh("edges-end");
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+	unsigned char *want = calloc(1, 4200);
+
+	hook_reset();
+	ck_assert_int_eq(job(fd, 4000, 200, NULL, NULL), 0);
+	writes_inside(4000, 4200);
+	expect_bytes(p, want, 4200);
+	close(fd);
+	free(want);
+}
+END_TEST
+
+/* --- each piece is looked at right before it is written --------------- */
+
+static int64_t marker_at;
+
+static int mark_later_piece(void)
+{
+	put(other_fd, (const unsigned char *)"marker", 6, marker_at);
+	return 0;
+}
+
+/* The marker lands, right before the first write, in a piece that a later
+ * write would cover. */
+static void recheck_in(const char *dir, int64_t marker)
+{
+	char p[4200];
+	unsigned char *want = calloc(1, 16 * MiB), *old = pattern(4096, 5);
+	int fd;
+
+	snprintf(p, sizeof p, "%s/recheck", dir);
+	unlink(p);
+	write_pattern_at(p, 0, 4096, 5);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
+	other_fd = open(p, O_WRONLY);
+	marker_at = marker;
+	script("pwritev64", 1, 0, mark_later_piece);
+	ck_assert_int_eq(job(fd, 0, 16 * MiB, NULL, NULL), 0);
+	memcpy(want, old, 4096);
+	memcpy(want + marker, "marker", 6);
+	expect_bytes(p, want, 16 * MiB);
+	close(fd);
+	close(other_fd);
+	unlink(p);
+	free(want), free(old);
+}
+
+START_TEST(recheck_before_each_write_seek)
+{
+	recheck_in(test_dir(), 9 * MiB);
+}
+END_TEST
+
+/* ramfs reports no holes: the engine reads back, and must read again. */
+START_TEST(recheck_before_each_write_read_back)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof dir, "%s/ramfs", test_dir());
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	if (mount("ramfs", dir, "ramfs", 0, NULL) != 0) {
+		fprintf(stderr, "skipping read-back recheck: mount ramfs: %s\n", strerror(errno));
+		rmdir(dir);
+		return;
+	}
+	recheck_in(dir, 3 * MiB); /* read back in 2 MiB pieces */
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+END_TEST
+
+/* --- writes land where aimed ------------------------------------------ */
+
+static void sparse_with_data(const char *p, int64_t hole)
+{
+	write_pattern_at(p, 0, 8192, 6);
+	write_pattern_at(p, 8192 + hole, 8192, 7);
+}
+
+static void expect_sparse_filled(const char *p, int64_t hole, int64_t size)
+{
+	unsigned char *want = calloc(1, (size_t)size);
+	unsigned char *a = pattern(8192, 6), *b = pattern(8192, 7);
+
+	memcpy(want, a, 8192);
+	memcpy(want + 8192 + hole, b, 8192);
+	expect_bytes(p, want, size);
+	free(want), free(a), free(b);
+}
+
+/* On an O_APPEND descriptor the engine never trusts RWF_NOAPPEND where it
+ * can reopen the file: overlayfs and FUSE accept the flag and append. */
+START_TEST(append_descriptor_on_a_layer_that_appends)
+{
+	const char *p = fresh("append-layer");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR | O_APPEND);
+	hook_reset();
+	layer_ignores_noappend = 1;
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), 0);
+	ck_assert_int_eq(hk.v2_calls, 0);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + 2 * MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + 2 * MiB));
+}
+END_TEST
+
+static int sigio_count;
+static void count_sigio(int sig)
+{
+	(void)sig;
+	sigio_count++;
+}
+
+static int take_write_lease(int fd)
+{
+	signal(SIGIO, count_sigio);
+	sigio_count = 0;
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
+		fprintf(stderr, "skipping: F_SETLEASE: %s\n", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* Where it cannot reopen (the caller holds a lease) and must use
+ * RWF_NOAPPEND, a write that landed elsewhere is caught, not reported as
+ * success. */
+START_TEST(misplaced_write_is_an_error)
+{
+	const char *p = fresh("append-lease");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR | O_APPEND);
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	layer_ignores_noappend = 1;
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), EIO);
+	ck_assert_int_eq(hk.v2_calls, 1); /* stopped at the first */
+	close(fd);
+}
+END_TEST
+
+/* The caller's own write lease stays: no reopen breaks it (a reopen
+ * would signal the caller and wait up to lease-break-time), no SIGIO.  A
+ * sparse file, where finding holes needs a file offset of our own. */
+START_TEST(callers_lease_is_kept)
+{
+	const char *p = fresh("lease");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR);
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETLEASE), F_WRLCK);
+	ck_assert_int_eq(sigio_count, 0);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + 2 * MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + 2 * MiB));
+}
+END_TEST
+
+static const char *other_path;
+
+static int redirect_callers_fd(void)
+{
+	int o = open(other_path, O_RDWR);
+
+	ck_assert_int_eq(dup2(o, job_fd), job_fd);
+	close(o);
+	return 0;
+}
+
+/* Another thread dup2()s over the caller's descriptor mid-call: the zeros
+ * still go to the file the call was about. */
+START_TEST(dup2_mid_call_cannot_redirect)
+{
+	const char *p = fresh("dup2-target");
+	unsigned char *old = pattern(MiB, 8);
+	int fd;
+
+	other_path = scratch_path("dup2-other");
+	unlink(other_path);
+	write_pattern_at(other_path, 0, MiB, 8);
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	script("pwritev64", 1, 0, redirect_callers_fd);
+	ck_assert_int_eq(job(fd, 0, 8 * MiB, NULL, NULL), 0);
+	close(fd);
+	expect_bytes(other_path, old, MiB);
+	expect_bytes(p, NULL, 8 * MiB);
+	free(old);
+}
+END_TEST
+
+static int noatime_seen = -1;
+
+/* Every descriptor of this process for the job's file carries O_NOATIME. */
+static int check_noatime(void)
+{
+	char link[300], target[4096], info[300], line[256];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+
+	noatime_seen = 1;
+	while (dir && (d = readdir(dir))) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(link, sizeof link, "/proc/self/fd/%s", d->d_name);
+		n = readlink(link, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(target, job_path))
+			continue;
+		snprintf(info, sizeof info, "/proc/self/fdinfo/%s", d->d_name);
+		if (!(f = fopen(info, "r")))
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long flags;
+
+			if (sscanf(line, "flags: %lo", &flags) == 1 && !(flags & O_NOATIME))
+				noatime_seen = 0;
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return 0;
+}
+
+START_TEST(reopened_descriptor_keeps_noatime)
+{
+	const char *p = fresh("noatime");
+	int fd;
+
+	write_pattern_at(p, 0, 100, 9);
+	fd = open(p, O_WRONLY | O_APPEND | O_NOATIME);
+	ck_assert_int_ge(fd, 0);
+	script("pwritev64", 1, 0, check_noatime);
+	ck_assert_int_eq(job(fd, 0, MiB, NULL, NULL), 0);
+	ck_assert_int_eq(noatime_seen, 1);
+	close(fd);
+}
+END_TEST
+
+/* --- limits and the kernel's answers ------------------------------------ */
+
+/* Past RLIMIT_FSIZE the kernel says EFBIG; a write there would raise
+ * SIGXFSZ, which kills by default.  Nothing may change. */
+START_TEST(fsize_limit_fails_before_any_write)
+{
+	const char *p = fresh("fsize");
+	unsigned char *want;
+	struct rlimit old, lim;
+	int fd, err;
+
+	write_pattern_at(p, 0, 100, 10);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = MiB;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	hook_reset();
+	err = job(fd, 0, 2 * MiB, NULL, NULL);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	ck_assert_int_eq(err, EFBIG);
+	ck_assert_int_eq(hk.writes, 0);
+	close(fd);
+	want = pattern(100, 10);
+	expect_bytes(p, want, 100);
+	free(want);
+}
+END_TEST
+
+/* A daemon that closed stderr has its data file as descriptor 2: neither
+ * the debug line nor a complaint about the settings may land in it. */
+START_TEST(diagnostics_never_into_the_file)
+{
+	const char *p = fresh("stderr");
+	unsigned char *want = calloc(1, 8192), *old = pattern(100, 11);
+	int saved = dup(2), fd, err;
+
+	write_pattern_at(p, 0, 100, 11);
+	close(2);
+	fd = open(p, O_RDWR);
+	setenv("LIBFALLOCATE_DEBUG", "1", 1);
+	setenv("LIBFALLOCATE_EMULATION", "sometimes", 1);
+	lfa_settings_reload();
+	hook_reset();
+	err = job(fd, 0, 8192, NULL, NULL);
+	dup2(saved, 2);
+	close(saved);
+	unsetenv("LIBFALLOCATE_DEBUG");
+	unsetenv("LIBFALLOCATE_EMULATION");
+	lfa_settings_reload();
+	ck_assert_int_eq(fd, 2);
+	ck_assert_int_eq(err, 0);
+	memcpy(want, old, 100);
+	expect_bytes(p, want, 8192);
+	free(want), free(old);
+}
+END_TEST
+
+/* memfd seals: the kernel allocates under F_SEAL_WRITE (allocation changes
+ * no byte) and grows the size; F_SEAL_GROW refuses growth with EPERM. */
+static int sealed_memfd(unsigned seals)
+{
+	int fd = memfd_create("lfa-seal", MFD_ALLOW_SEALING);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 8192), 0);
+	ck_assert_int_eq(pwrite(fd, "data", 4, 0), 4);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, seals), 0);
+	return fd;
+}
+
+static void seal_case(unsigned seals, int64_t len)
+{
+	int kfd = sealed_memfd(seals), efd = sealed_memfd(seals);
+	int kernel = lfa_sys_fallocate(kfd, 0, 0, len);
+	char buf[4];
+
+	hook_reset();
+	ck_assert_int_eq(job(efd, 0, len, NULL, NULL), kernel);
+	ck_assert_int_eq(file_size(efd), file_size(kfd));
+	ck_assert_int_eq(pread(efd, buf, 4, 0), 4);
+	ck_assert(!memcmp(buf, "data", 4));
+	close(kfd);
+	close(efd);
+}
+
+START_TEST(memfd_seals_as_the_kernel)
+{
+	seal_case(F_SEAL_WRITE, 4096);
+	seal_case(F_SEAL_WRITE, 16384);
+	seal_case(F_SEAL_GROW, 4096);
+	seal_case(F_SEAL_GROW, 16384);
+	seal_case(F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK, 16384);
+#ifdef F_SEAL_FUTURE_WRITE
+	seal_case(F_SEAL_FUTURE_WRITE, 16384);
+#endif
+}
+END_TEST
+
+/* An active swapfile: the kernel says ETXTBSY and changes nothing.  Needs
+ * root and a filesystem that takes swapfiles. */
+START_TEST(active_swapfile)
+{
+	const char *p = fresh("swap");
+	char cmd[4300];
+	int fd;
+
+	write_pattern_at(p, 0, 16 * MiB, 12);
+	chmod(p, 0600);
+	snprintf(cmd, sizeof cmd, "mkswap -q '%s' >/dev/null 2>&1", p);
+	if (getuid() != 0 || system(cmd) != 0 || swapon(p, 0) != 0) {
+		fprintf(stderr, "skipping swapfile: needs root, mkswap and swapon (%s)\n",
+			strerror(errno));
+		return;
+	}
+	fd = open(p, O_RDWR);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 20000000, NULL, NULL), ETXTBSY);
+	ck_assert_int_eq(file_size(fd), 16 * MiB);
+	ck_assert_int_eq(job(fd, 0, 4096, NULL, NULL), ETXTBSY);
+	close(fd);
+	ck_assert_int_eq(swapoff(p), 0);
+}
+END_TEST
+
+static void teardown(void)
+{
+	hook_reset();
+	if (other_fd >= 0)
+		close(other_fd);
+	other_fd = -1;
+}
+
+int main(void)
+{
+	Suite *s = suite_create("race");
+	TCase *tc = tcase_create("other-writer");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, stale_size_never_shrinks);
+	tcase_add_test(tc, failure_keeps_other_writers_bytes);
+	tcase_add_test(tc, cancel_keeps_other_writers_bytes);
+	tcase_add_test(tc, killed_midway_leaves_a_prefix);
+	tcase_add_test(tc, zeros_only_inside_range);
+	tcase_add_test(tc, zeros_only_inside_range_past_end);
+	tcase_add_test(tc, recheck_before_each_write_seek);
+	tcase_add_test(tc, recheck_before_each_write_read_back);
+	tcase_add_test(tc, append_descriptor_on_a_layer_that_appends);
+	tcase_add_test(tc, misplaced_write_is_an_error);
+	tcase_add_test(tc, callers_lease_is_kept);
+	tcase_add_test(tc, dup2_mid_call_cannot_redirect);
+	tcase_add_test(tc, reopened_descriptor_keeps_noatime);
+	tcase_add_test(tc, fsize_limit_fails_before_any_write);
+	tcase_add_test(tc, diagnostics_never_into_the_file);
+	tcase_add_test(tc, memfd_seals_as_the_kernel);
+	tcase_add_test(tc, active_swapfile);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
