@@ -18,7 +18,7 @@ tests_fuzz_SOURCES = tests/fuzz.c tests/realfs-util.h
 tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_fuzz_LDADD = libfallocate-core.la
 
-REALFS_TESTS = tests/realfs.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh
+REALFS_TESTS = tests/realfs.sh tests/realfs-edges.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh
 TESTS += $(REALFS_TESTS)
 EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
 
