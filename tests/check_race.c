@@ -119,13 +119,27 @@ int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 	return r;
 }
 
+/* SEEK_DATA and SEEK_HOLE as the VFS answers for a filesystem that does not
+ * implement them (the standalone ext2 driver): all data up to the size. */
+static int generic_seek;
+
 off64_t lseek64(int fd, off64_t off, int whence)
 {
 	int err = hook_point("lseek64", 0);
+	struct stat64 st;
 
 	if (err) {
 		errno = err;
 		return -1;
+	}
+	if (generic_seek && hk.active && (whence == SEEK_DATA || whence == SEEK_HOLE)) {
+		if (fstat64(fd, &st) != 0)
+			return -1;
+		if (off >= st.st_size) {
+			errno = ENXIO;
+			return -1;
+		}
+		return whence == SEEK_DATA ? off : st.st_size;
 	}
 	return REAL(lseek64)(fd, off, whence);
 }
@@ -134,6 +148,7 @@ static void hook_reset(void)
 {
 	memset(&hk, 0, sizeof hk);
 	layer_ignores_noappend = 0;
+	generic_seek = 0;
 }
 
 static void script(const char *fn, int nth, int after, int (*act)(void))
@@ -446,6 +461,32 @@ START_TEST(recheck_before_each_write_read_back)
 	recheck_in(dir, 3 * MiB); /* read back in 2 MiB pieces */
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
+}
+END_TEST
+
+/* --- holes found where they are ---------------------------------------- */
+
+static void sparse_with_data(const char *p, int64_t hole);
+static void expect_sparse_filled(const char *p, int64_t hole, int64_t size);
+
+/* A filesystem whose SEEK_HOLE finds no hole in a file with fewer blocks
+ * than its size is not believed: the engine reads back instead. */
+START_TEST(generic_seek_hole_is_not_believed)
+{
+	const char *p = fresh("generic-seek");
+	struct lfa_job_report rep;
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	generic_seek = 1;
+	ck_assert_int_eq(job(fd, 0, 16384 + MiB, &rep, NULL), 0);
+	generic_seek = 0;
+	close(fd);
+	ck_assert_int_eq(rep.hole_map, LFA_MAP_READ);
+	expect_sparse_filled(p, MiB, 16384 + MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + MiB));
 }
 END_TEST
 
@@ -783,6 +824,7 @@ int main(void)
 	tcase_add_test(tc, zeros_only_inside_range_past_end);
 	tcase_add_test(tc, recheck_before_each_write_seek);
 	tcase_add_test(tc, recheck_before_each_write_read_back);
+	tcase_add_test(tc, generic_seek_hole_is_not_believed);
 	tcase_add_test(tc, append_descriptor_on_a_layer_that_appends);
 	tcase_add_test(tc, misplaced_write_is_an_error);
 	tcase_add_test(tc, callers_lease_is_kept);
