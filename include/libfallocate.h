@@ -54,9 +54,8 @@
 extern "C" {
 #endif
 
-/* The version of this API: 1 is the first (libfallocate 0.1.0); 2 added
- * lfa_report.notes. */
-#define LFA_API_VERSION 2
+/* The version of this API: 1 is the first (libfallocate 0.1.0). */
+#define LFA_API_VERSION 1
 
 /* Whether the zero-writing emulation may run (lfa_options.emulation). */
 enum lfa_emulation {
@@ -120,7 +119,7 @@ struct lfa_report {
 	int holes;              /* enum lfa_holes */
 	uint64_t bytes_written; /* zeros the emulation wrote */
 	uint64_t syscalls;      /* system calls issued, the kernel's fallocate included */
-	uint32_t notes;         /* LFA_NOTE_* (API version 2) */
+	uint32_t notes;         /* LFA_NOTE_* */
 };
 #define LFA_REPORT_INIT { sizeof(struct lfa_report), 0, 0, 0, 0, 0, 0, 0 }
 

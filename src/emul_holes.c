@@ -71,15 +71,20 @@ void emul_wrote(struct emul_job *j)
 
 static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
 {
-	int64_t data, hole;
+	int64_t data = pos, hole;
 
-	j->rep->syscalls++;
-	data = lseek64(j->priv, pos, SEEK_DATA);
-	if (data < 0 && errno != ENXIO)
-		return errno;
+	/* Data found where the last hole ended needs no second look: only a
+	 * write must follow a fresh one. */
+	if (pos != j->data_at) {
+		j->rep->syscalls++;
+		data = lseek64(j->priv, pos, SEEK_DATA);
+		if (data < 0 && errno != ENXIO)
+			return errno;
+	}
 	if (data < 0 || data > pos) { /* no data from here (ENXIO), or not yet */
 		*a = pos;
 		*b = pos + emul_min(emul_min(data < 0 ? limit : data, limit) - pos, WRITE_CHUNK);
+		j->data_at = data < 0 ? -1 : data;
 		return 0;
 	}
 	j->rep->syscalls++;
@@ -90,7 +95,10 @@ static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t 
 		*a = pos; /* truncated under us */
 		return EMUL_EOF;
 	}
-	*a = *b = emul_min(emul_max(hole, pos + 1), limit);
+	j->data_at = -1;
+	/* A hole right here: the data went away since the last look, which
+	 * the next call takes again. */
+	*a = *b = emul_min(emul_max(hole, pos), limit);
 	return 0;
 }
 

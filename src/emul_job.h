@@ -43,6 +43,8 @@ struct emul_job {
 	unsigned char *buf;
 	size_t buf_size;
 	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
+	/* SEEK_DATA: where the last hole found ended in data */
+	int64_t data_at;
 
 	uint64_t progress_done;
 };

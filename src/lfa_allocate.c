@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <libfallocate.h>
@@ -14,7 +13,7 @@
 /* The smallest structures a caller may pass: those of API version 1.  Later
  * versions only append members, so every later size is larger. */
 #define OPTIONS_SIZE_V1 sizeof(struct lfa_options)
-#define REPORT_SIZE_V1 offsetof(struct lfa_report, notes)
+#define REPORT_SIZE_V1 sizeof(struct lfa_report)
 
 struct progress_relay {
 	lfa_progress_fn fn;
