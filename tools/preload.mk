@@ -54,7 +54,7 @@ print-install-list:
 .PHONY: print-install-list
 
 PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
-	tests/prog-aria2c.sh \
+	tests/prog-aria2c.sh tests/prog-cryptsetup.sh \
 	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
 	tests/secure-mode.sh tests/install.sh tests/exports.sh
 TESTS += $(PRELOAD_TESTS)
