@@ -21,6 +21,16 @@ int fallocate64(int fd, int mode, off64_t offset, off64_t len);
  * the filesystem supports, so it emulates only when asked to
  * (LIBFALLOCATE_EMULATE_FALLOCATE=1), and only mode 0, the one mode whose
  * result zero-writing can reproduce. */
+/* The user reading the debug line of a failed mode-0 call wants to know
+ * that it could have worked, and how. */
+static const char *switch_hint(int mode, int err, struct lfa_settings s)
+{
+	if (mode != 0 || (err != EOPNOTSUPP && err != ENOSYS) || s.emulation == LFA_EMULATE_NEVER)
+		return "";
+	return " (not emulated: set LIBFALLOCATE_EMULATE_FALLOCATE=1, or drop"
+	       " fallocate-preload's --no-emulate-fallocate)";
+}
+
 static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, int64_t len)
 {
 	struct lfa_settings s = lfa_settings(fd);
@@ -34,8 +44,9 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 	} else {
 		err = lfa_sys_fallocate(fd, mode, offset, len);
 		if (s.debug)
-			lfa_debug(fd, "%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
-				  caller, fd, (unsigned)mode, offset, len, err ? strerror(err) : "ok");
+			lfa_debug(fd, "%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s%s",
+				  caller, fd, (unsigned)mode, offset, len, err ? strerror(err) : "ok",
+				  switch_hint(mode, err, s));
 	}
 	if (err) {
 		errno = err;

@@ -6,6 +6,7 @@
 PF=$top_builddir/tools/pfallocate
 [ -x "$PF" ] || fail "$PF was not built"
 need_cmd python3
+if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
 n=0
 ok() { n=$((n + 1)); note "$*: ok"; }
 
@@ -16,16 +17,177 @@ o = json.loads(open(sys.argv[1]).read())
 print(eval(sys.argv[2]))' "$1" "$2" || fail "not one JSON object: $(cat "$1")"
 }
 
-# Sizes, as util-linux reads them.
-for case in 4K:4096 512K:524288 1MiB:1048576 1000KB:1000000 1.5M:1572864 2m:2097152 \
-	3kib:3072 1MB:1000000 4096:4096 0.5KiB:512; do
+# Sizes, as util-linux reads them: each input's result (a byte count, or
+# "invalid") as util-linux 2.38's fallocate -l gave it, odd fraction
+# arithmetic included.  Where util-linux and strace are installed, util-linux
+# is asked too and pfallocate must agree with it.  The syscall fails (EIO,
+# by seccomp or strace) so that nothing is allocated, whatever the size.
+size_table=$scratch/sizes
+cat > "$size_table" <<'EOF'
+0x1000|4096
+0X1000|4096
+010|8
+010K|8192
+0x10K|16384
+0x1g|1073741824
+0x1E|30
+0x1B|27
+0x1p|1125899906842624
+4096|4096
+4K|4096
+1k|1024
+1KiB|1024
+3kib|3072
+1KB|1000
+1kB|1000
+1Kb|1000
+1000KB|1000000
+1MB|1000000
+1M|1048576
+2m|2097152
+1G|1073741824
+1EB|1000000000000000000
+4294967296|4294967296
+1.5M|1572864
+1.5K|1536
+1.5KiB|1536
+0.5K|512
+0.5KiB|512
+1.05K|1075
+1.25KiB|1279
+1.123456789K|1149
+1.0000001K|1024
+1.999999999M|2202969
+1.9999999999999999999K|2150
+1.5e|1729382256910270464
+7.5E|8646911284551352320
+1.K|1024
+01.5K|1536
+0x1.8K|2048
+1..5K|1536
+1.0.5K|1075
+ 12|12
++5|5
+0x7fffffffffffffff|9223372036854775807
+0|invalid
+00|invalid
+08|invalid
+09|invalid
+0x|invalid
+0x0|invalid
+0Z|invalid
+1KIB|invalid
+1Ki|invalid
+1iB|invalid
+1B|invalid
+1b|invalid
+1KK|invalid
+1XiB|invalid
+1KiBB|invalid
+0x1EiB|invalid
+1.5|invalid
+1.0|invalid
+1.|invalid
+.5K|invalid
+.|invalid
+|invalid
+K|invalid
+0.0001K|invalid
+1,5K|invalid
+1.5.5K|invalid
+0x10.5|invalid
+1e3|invalid
+0b101|invalid
+12 |invalid
+1 K|invalid
+-5|invalid
+-0|invalid
+ -5|invalid
+1Z|invalid
+1Y|invalid
+1ZiB|invalid
+8E|invalid
+9E|invalid
+16E|invalid
+7.9E|invalid
+0x8000000000000000|invalid
+18446744073709551615|invalid
+18446744073709551616|invalid
+99999999999999999999|invalid
+1.99999999999999999999K|invalid
+EOF
+# The length util-linux's fallocate passes to the kernel, or "invalid".
+util_linux_length() {
+	LC_ALL=C strace -qq -e trace=fallocate -e inject=fallocate:error=EIO \
+		fallocate -l "$1" "$scratch/ul" > "$scratch/ul.out" 2>&1
+	if grep -q 'invalid length value specified' "$scratch/ul.out"; then
+		echo invalid
+	else
+		sed -n 's/^fallocate([0-9]*, 0, 0, \([0-9]*\)).*/\1/p' "$scratch/ul.out"
+	fi
+}
+# The length pfallocate takes, from its JSON, or "invalid".
+pf_length() {
+	if $eio "$PF" --json --emulation=never -l "$1" "$scratch/pf" > "$scratch/pf.out" 2> "$scratch/pf.err"; then
+		fail "-l '$1': allocated despite the EIO filter"
+	fi
+	if grep -Eq "^pfallocate: (invalid length|length too large)" "$scratch/pf.err"; then
+		[ ! -s "$scratch/pf.out" ] || fail "-l '$1': refused, yet printed a report"
+		echo invalid
+	else # sed, not python: this runs for every row
+		sed -n 's/.*,"length":\([0-9]*\),.*/\1/p' "$scratch/pf.out"
+	fi
+}
+if [ -x "$WITH_ERRNO" ] && "$WITH_ERRNO" EIO true 2> /dev/null; then
+	eio="$WITH_ERRNO EIO"
+elif command -v strace > /dev/null 2>&1; then
+	eio="strace -f -qq -o /dev/null -e trace=fallocate -e inject=fallocate:error=EIO"
+else
+	eio=
+fi
+compare_ul=
+if command -v fallocate > /dev/null 2>&1 && command -v strace > /dev/null 2>&1 &&
+	[ "$(util_linux_length 0x10)" = 16 ]; then
+	compare_ul=1
+	note "comparing with $(fallocate --version)"
+else
+	note "util-linux fallocate or strace (with fault injection) missing: table only"
+fi
+if [ -n "$eio" ]; then
+	rows=0
+	while IFS='|' read -r arg want; do
+		got=$(pf_length "$arg")
+		[ "$got" = "$want" ] || fail "-l '$arg': pfallocate says $got, util-linux $want"
+		if [ -n "$compare_ul" ]; then
+			ul=$(util_linux_length "$arg")
+			[ "$ul" = "$got" ] || fail "-l '$arg': pfallocate says $got, the installed util-linux $ul"
+		fi
+		rows=$((rows + 1))
+	done < "$size_table"
+	# Offsets are read the same way; 0 is a valid one.
+	for case in 0x10:16 010:8 0:0 1.5K:1536; do
+		arg=${case%%:*} want=${case#*:}
+		$eio "$PF" --json --emulation=never -o "$arg" -l 1 "$scratch/pf" > "$scratch/pf.out" 2> /dev/null
+		[ "$(json "$scratch/pf.out" 'o["offset"]')" = "$want" ] || fail "-o $arg: $(cat "$scratch/pf.out")"
+		if [ -n "$compare_ul" ]; then
+			LC_ALL=C strace -qq -e trace=fallocate -e inject=fallocate:error=EIO \
+				fallocate -o "$arg" -l 1 "$scratch/ul" 2>&1 |
+				grep -q "^fallocate([0-9]*, 0, $want, 1)" || fail "-o $arg: util-linux differs"
+		fi
+	done
+	ok "sizes: $rows inputs${compare_ul:+, each as the installed util-linux reads it}"
+else
+	note "neither seccomp nor strace: the size table is not checked"
+fi
+# Real allocations of a few sizes.
+for case in 4K:4096 0x2000:8192 010:8 1.5M:1572864 3kib:3072; do
 	arg=${case%%:*} want=${case#*:}
 	f=$scratch/size; rm -f "$f"
 	"$PF" --json -l "$arg" "$f" > "$scratch/out" || fail "-l $arg failed: $(cat "$scratch/out")"
 	[ "$(file_size "$f")" = "$want" ] || fail "-l $arg: size $(file_size "$f"), wanted $want"
 	[ "$(json "$scratch/out" 'o["size_after"]')" = "$want" ] || fail "-l $arg: report says otherwise"
 done
-ok "sizes"
+ok "sizes allocated"
 f=$scratch/offset; rm -f "$f"
 "$PF" -o 1M -l 1M "$f" > "$scratch/out" || fail "-o 1M -l 1M"
 [ "$(file_size "$f")" = 2097152 ] || fail "-o 1M -l 1M: size $(file_size "$f")"
@@ -49,6 +211,84 @@ weird=$(printf '%s/a "quoted"\\name\tand \351 latin-1' "$scratch")
 "$PF" --json -l 4K "$weird" > "$scratch/out" || fail "odd name"
 python3 -m json.tool "$scratch/out" > /dev/null || fail "invalid JSON for an odd name: $(cat "$scratch/out")"
 ok "JSON output"
+
+# Names that are not UTF-8 (overlong forms, surrogates, bytes F5 and above,
+# code points past U+10FFFF, stray continuation bytes, a sequence cut
+# short): the output is still UTF-8, each such byte is U+FFFD, and
+# well-formed characters pass.
+odd=$(printf 'a\300\257b\340\200\200c\355\240\200d\365\200\200\200e\364\220\200\200f\200g\303\251\342\202\254\360\235\204\236\342\202')
+"$PF" --json -l 4K "$scratch/$odd" > "$scratch/out" || fail "invalid UTF-8 name"
+"$PYTHON" - "$scratch/out" "$scratch/" <<'EOF' || fail "JSON for invalid UTF-8: $(od -c "$scratch/out" | head)"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+text = raw.decode("utf-8")  # strict: rejects overlong forms, surrogates, > U+10FFFF
+want = sys.argv[2] + "a" + "\ufffd" * 2 + "b" + "\ufffd" * 3 + "c" + "\ufffd" * 3 + "d" + \
+    "\ufffd" * 4 + "e" + "\ufffd" * 4 + "f" + "\ufffd" + "g\u00e9\u20ac\U0001d11e" + "\ufffd" * 2
+got = json.loads(text)["file"]
+if got != want:
+    sys.exit("file: %r, wanted %r" % (got, want))
+EOF
+ok "JSON is UTF-8 whatever the name"
+
+# JSON Lines: one object per file and line; the man page's example.
+rm -f "$scratch/a" "$scratch/b"
+"$PF" --json -l 1MiB "$scratch/a" "$scratch/b" > "$scratch/out" || fail "two files"
+if command -v jq > /dev/null 2>&1; then
+	[ "$(jq -s 'length' < "$scratch/out")" = 2 ] || fail "jq -s: $(cat "$scratch/out")"
+	[ "$(jq -r 'select(.ok) | .file' < "$scratch/out" | wc -l)" = 2 ] || fail "jq per line"
+	(cd "$scratch" && rm -f a b && "$PF" --json -l 1MiB a b | jq -s . > jq.out) || fail "man page example"
+	[ "$(jq 'length' < "$scratch/jq.out")" = 2 ] || fail "man page example: $(cat "$scratch/jq.out")"
+else
+	note "jq missing: the man page's jq example is not run"
+fi
+"$PYTHON" -c 'import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+assert [o["size_after"] for o in objs] == [1048576, 1048576], objs' "$scratch/out" || fail "JSON Lines"
+ok "JSON Lines"
+
+# The options fallocate(1) users type: -x (the default), -v, -q, -n.
+f=$scratch/opts; rm -f "$f"
+"$PF" -x -l 8K "$f" > "$scratch/out" 2>&1 || fail "-x: $(cat "$scratch/out")"
+[ "$(file_size "$f")" = 8192 ] || fail "-x: size"
+for len in 1279 1048576 1600000; do
+	rm -f "$f"
+	"$PF" -v -l $len "$f" > "$scratch/out" 2>&1 || fail "-v: $(cat "$scratch/out")"
+	[ "$(wc -l < "$scratch/out")" = 2 ] || fail "-v: wanted two lines: $(cat "$scratch/out")"
+	if command -v fallocate > /dev/null 2>&1; then
+		rm -f "$f"
+		want=$(fallocate -v -l $len "$f")
+		[ "$(head -n 1 "$scratch/out")" = "$want" ] ||
+			fail "-v: '$(head -n 1 "$scratch/out")', fallocate -v says '$want'"
+	fi
+	grep -q "^$f: native" "$scratch/out" || fail "-v: no report line: $(cat "$scratch/out")"
+done
+rm -f "$f"
+"$PF" -q --emulation=always -l 1M "$f" > "$scratch/out" 2>&1 || fail "-q: $(cat "$scratch/out")"
+[ ! -s "$scratch/out" ] || fail "-q printed: $(cat "$scratch/out")"
+[ "$(file_size "$f")" = 1048576 ] || fail "-q: size"
+"$PF" -q -l 1M "$scratch" > "$scratch/out" 2> "$scratch/err" && fail "-q on a directory succeeded"
+[ ! -s "$scratch/out" ] && grep -q "Is a directory" "$scratch/err" || fail "-q hides errors: $(cat "$scratch/err")"
+# -n: allocated, size kept, existing files only (as fallocate(1) -n).
+printf 'data' > "$f"
+if "$PF" -n -l 1M "$f" > "$scratch/out" 2> "$scratch/err"; then
+	[ "$(file_size "$f")" = 4 ] || fail "-n changed the size"
+	[ "$(( $(stat -c %b "$f") * 512 ))" -ge 1048576 ] || fail "-n allocated nothing"
+	grep -q "^$f: native, size 4 B -> 4 B" "$scratch/out" || fail "-n report: $(cat "$scratch/out")"
+else
+	note "-n: this filesystem has no FALLOC_FL_KEEP_SIZE: $(cat "$scratch/err")"
+fi
+rm -f "$scratch/new"
+"$PF" -n -l 1M "$scratch/new" > /dev/null 2> "$scratch/err" && fail "-n created a file"
+grep -q "cannot open: No such file" "$scratch/err" || fail "-n new file: $(cat "$scratch/err")"
+if [ -x "$WITH_ERRNO" ] && "$WITH_ERRNO" ENOSYS true 2> /dev/null; then
+	"$WITH_ERRNO" EOPNOTSUPP "$PF" --json -n -l 2M "$f" > "$scratch/out" 2> "$scratch/err" &&
+		fail "-n emulated"
+	grep -qx "pfallocate: $f: allocation failed: Operation not supported (--keep-size needs the kernel's fallocate: the emulation writes zeros, and cannot keep the size)" \
+		"$scratch/err" || fail "-n under EOPNOTSUPP: $(cat "$scratch/err")"
+	[ "$(json "$scratch/out" 'o["keep_size"], o["path"], o["native_error"], o["size_after"]')" = \
+		"(True, 'native', 'Operation not supported', 4)" ] || fail "-n JSON: $(cat "$scratch/out")"
+fi
+ok "-x, -v, -q, -n"
 
 # Emulation: forced by option or environment, refused, or caused by the kernel.
 f=$scratch/forced; rm -f "$f"
@@ -99,6 +339,10 @@ done <<'EOF'
 -l -5|invalid length: '-5'
 -l 4X|invalid length: '4X'
 -l 1.5|invalid length: '1.5'
+-l 0x|invalid length: '0x'
+-l 08|invalid length: '08'
+-n -x -l 1M|--keep-size and --posix exclude each other
+-n --emulation=always -l 1M|--keep-size cannot be emulated
 -l 1KiBB|invalid length: '1KiBB'
 -l .|invalid length: '.'
 -l 9E|length too large: '9E'
@@ -132,17 +376,30 @@ f=$scratch/progress; rm -f "$f"
 [ ! -s "$scratch/err" ] || fail "progress without a terminal: $(cat "$scratch/err")"
 rm -f "$f"
 "$PF" --progress --emulation=always -l 16M "$f" > /dev/null 2> "$scratch/err" || fail "--progress"
-grep -qx "pfallocate: $f: 100% done" "$scratch/err" || fail "--progress lines: $(cat "$scratch/err")"
+[ "$(grep -cx "pfallocate: $f: 100% done" "$scratch/err")" = 1 ] ||
+	fail "--progress lines, 100% once: $(cat "$scratch/err")"
 ok "progress lines"
-if command -v script > /dev/null 2>&1 && script -qec true /dev/null > /dev/null 2>&1; then
+# The bar, on a pseudo-terminal: rate and time left, at most ten redraws a
+# second, one final line (tests/pty-progress.py checks each frame).
+if "$PYTHON" -c 'import pty, termios' 2> /dev/null; then
 	rm -f "$f"
-	script -qec "'$PF' --progress --emulation=always -l 16M '$f'" /dev/null > "$scratch/tty" ||
-		fail "under a terminal: $(cat "$scratch/tty")"
-	grep -q "\[#*\] 100% 16 MiB / 16 MiB" "$scratch/tty" || fail "no bar: $(od -c "$scratch/tty" | head)"
-	grep -q "emulated (forced; 16 MiB written)" "$scratch/tty" || fail "no report under a terminal"
-	[ "$(file_size "$f")" = 16777216 ] || fail "under a terminal: size"
+	"$PYTHON" "$top_srcdir/tests/pty-progress.py" 100 "256 MiB" \
+		"$PF" --progress --emulation=always -l 256M "$f" > "$scratch/tty" ||
+		fail "progress bar: $(cat "$scratch/tty")"
+	note "$(grep '^frames' "$scratch/tty")"
+	grep -q "emulated (forced; 256 MiB written)" "$scratch/tty" || fail "no report: $(cat "$scratch/tty")"
+	[ "$(file_size "$f")" = 268435456 ] || fail "under a terminal: size"
+	# A narrow terminal and a long name: no line wraps.
+	long=$scratch/a-rather-long-directory-name-for-a-narrow-terminal
+	mkdir -p "$long"; rm -f "$f"
+	"$PYTHON" "$top_srcdir/tests/pty-progress.py" 40 "16 MiB" \
+		"$PF" --progress --emulation=always -l 16M "$long/f" > "$scratch/tty" ||
+		fail "narrow terminal: $(cat "$scratch/tty")"
+	# Without --progress a quick allocation shows nothing.
+	"$PYTHON" "$top_srcdir/tests/pty-progress.py" 100 none \
+		"$PF" --emulation=always -l 1M "$long/g" > "$scratch/tty" || fail "quiet bar: $(cat "$scratch/tty")"
 	ok "progress bar on a pseudo-terminal"
 else
-	note "script(1) unavailable: the terminal bar is not checked"
+	note "python3 has no pty module: the terminal bar is not checked"
 fi
 echo "PASS: $n groups"

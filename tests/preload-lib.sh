@@ -114,6 +114,12 @@ check_allocated() { # FILE SIZE [OFFSET]
 	note "$(basename "$1"): $2 bytes, no hole, $(allocated "$1") bytes allocated"
 }
 
+# Checks FILE reads as zeros from OFFSET to its end.
+check_zeros() { # FILE OFFSET
+	[ "$(tail -c +$(( $2 + 1 )) "$1" | tr -d '\0' | wc -c)" = 0 ] ||
+		fail "$env_name: $1: not zeros from $2 on"
+}
+
 # Counts the write syscalls COMMAND... makes (strace -f), into $writes.
 count_writes() {
 	strace -f -qq -o "$scratch/strace.out" -e trace=write,pwrite64,pwritev,pwritev2 "$@" \

@@ -28,11 +28,22 @@ run "$w" --version
 want_rc 0 "--version"
 want_out '^fallocate-preload \(libfallocate\) [0-9]' "--version"
 
-# No option: only LD_PRELOAD changes.
+# No option: LD_PRELOAD, and fallocate() with mode 0 emulates.
 run_stdout "$w" sh -c "$show_env" sh a 'b c'
 want_rc 0 "plain run"
 [ "$out" = "LD_PRELOAD=$FALLOCATE_PRELOAD_LIBRARY
+LIBFALLOCATE_EMULATE_FALLOCATE=1
 args:a b c" ] || fail "plain run: $out"
+# --no-emulate-fallocate turns that off; the option beats the environment,
+# and a value already in the environment beats the default.
+run_stdout env LIBFALLOCATE_EMULATE_FALLOCATE=1 "$w" --no-emulate-fallocate sh -c "$show_env"
+[ "$out" = "LD_PRELOAD=$FALLOCATE_PRELOAD_LIBRARY
+LIBFALLOCATE_EMULATE_FALLOCATE=0
+args:" ] || fail "--no-emulate-fallocate: $out"
+run_stdout env LIBFALLOCATE_EMULATE_FALLOCATE=0 "$w" sh -c 'echo $LIBFALLOCATE_EMULATE_FALLOCATE'
+[ "$out" = 0 ] || fail "LIBFALLOCATE_EMULATE_FALLOCATE=0 in the environment: $out"
+run_stdout env LIBFALLOCATE_EMULATE_FALLOCATE=0 "$w" --emulate-fallocate sh -c 'echo $LIBFALLOCATE_EMULATE_FALLOCATE'
+[ "$out" = 1 ] || fail "--emulate-fallocate over the environment: $out"
 
 # Each option sets its variable; an earlier LD_PRELOAD is kept, after ours.
 run_stdout env LD_PRELOAD=/nonexistent/other.so "$w" --emulation=never --debug --emulate-fallocate \

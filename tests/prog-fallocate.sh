@@ -6,8 +6,8 @@
 # holes in large pieces.  Write syscalls are counted (strace), never timed.
 # Under ENOSYS, util-linux 2.38 exits 0 having allocated nothing: it checks
 # posix_fallocate's result with `< 0`, but the error comes back positive.
-# Without -x it calls fallocate() directly, which the library emulates only
-# under --emulate-fallocate, and never for -n (FALLOC_FL_KEEP_SIZE).
+# Without -x it calls fallocate() with mode 0, which the wrapper emulates
+# unless --no-emulate-fallocate; -n (FALLOC_FL_KEEP_SIZE) is never emulated.
 . "${top_srcdir:-.}/tests/preload-lib.sh"
 need_preloadable fallocate
 fallocate --help 2>&1 | grep -q -- '--posix' || skip "this fallocate(1) has no --posix (-x)"
@@ -52,6 +52,7 @@ for env in $envs; do
 	expect_rc 0 "fallocate -x under fallocate-preload"
 	expect_emulated "fallocate -x"
 	check_allocated "$f" $len
+	check_zeros "$f" 0
 
 	# Growing a file that has data keeps the data.
 	head -c 100000 /dev/urandom > "$dir/data"
@@ -63,9 +64,10 @@ for env in $envs; do
 	cmp -s -n 100000 "$dir/data" "$dir/grow" || fail "$env: the file's data changed"
 	note "$env: fallocate -x: ok"
 
-	# Without -x, fallocate(1) calls fallocate() itself: the library passes
-	# its error back unless --emulate-fallocate, and never emulates -n
-	# (FALLOC_FL_KEEP_SIZE).
+	# Without -x, fallocate(1) calls fallocate() itself, with mode 0: the
+	# wrapper emulates that by default, --no-emulate-fallocate (and a bare
+	# LD_PRELOAD) pass the kernel's error back, with a debug line naming
+	# the switch; -n (FALLOC_FL_KEEP_SIZE) is never emulated.
 	case $env in
 	ext3) err='Operation not supported' ;;
 	enosys) err='Function not implemented' ;;
@@ -75,18 +77,29 @@ for env in $envs; do
 	expect_fail_rc "fallocate (mode 0)"
 	expect_out "$err" "fallocate (mode 0) error"
 	with fallocate -l $len "$f"
-	expect_fail_rc "fallocate (mode 0) under the wrapper, no --emulate-fallocate"
-	expect_out "^libfallocate: fallocate\\(.*mode=0(x0)?, .*native: $err" "mode 0 passed back"
-	WRAPPER_OPTS=--emulate-fallocate
+	expect_rc 0 "fallocate (mode 0) under fallocate-preload"
+	expect_emulated "fallocate (mode 0)"
+	check_allocated "$f" $len
+	check_zeros "$f" 0
+	rm -f "$f"
+	WRAPPER_OPTS=--no-emulate-fallocate
 	with fallocate -l $len "$f"
-	expect_rc 0 "fallocate (mode 0) under fallocate-preload --emulate-fallocate"
-	expect_emulated "fallocate (mode 0) with --emulate-fallocate"
+	WRAPPER_OPTS=
+	expect_fail_rc "fallocate (mode 0) under fallocate-preload --no-emulate-fallocate"
+	expect_out "^libfallocate: fallocate\\(.*mode=0(x0)?, .*native: $err \\(not emulated: set LIBFALLOCATE_EMULATE_FALLOCATE=1" \
+		"the debug line names the switch"
+	out=$($jail env LD_PRELOAD="$FALLOCATE_PRELOAD_LIBRARY" LIBFALLOCATE_DEBUG=1 \
+		fallocate -l $len "$f" 2>&1) && fail "$env: a bare LD_PRELOAD emulated fallocate(): $out"
+	expect_out "native: $err" "a bare LD_PRELOAD keeps the thin fallocate()"
+	out=$($jail env LD_PRELOAD="$FALLOCATE_PRELOAD_LIBRARY" LIBFALLOCATE_DEBUG=1 \
+		LIBFALLOCATE_EMULATE_FALLOCATE=1 fallocate -l $len "$f" 2>&1) ||
+		fail "$env: LD_PRELOAD with LIBFALLOCATE_EMULATE_FALLOCATE=1: $out"
+	expect_emulated "a bare LD_PRELOAD with LIBFALLOCATE_EMULATE_FALLOCATE=1"
 	check_allocated "$f" $len
 	with fallocate -n -l $((2 * len)) "$f"
-	WRAPPER_OPTS=
-	expect_fail_rc "fallocate -n (KEEP_SIZE) even with --emulate-fallocate"
+	expect_fail_rc "fallocate -n (KEEP_SIZE) under the wrapper"
 	expect_out "$err" "fallocate -n error"
 	[ "$(file_size "$f")" = $len ] || fail "$env: fallocate -n changed the size"
-	note "$env: fallocate (mode 0): fails without; with --emulate-fallocate: ok; -n: fails both ways"
+	note "$env: fallocate (mode 0): fails without; with: ok; --no-emulate-fallocate: fails, names the switch; -n: fails both ways"
 done
 echo PASS

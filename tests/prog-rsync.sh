@@ -3,7 +3,7 @@
 # with FALLOC_FL_KEEP_SIZE, on a new, empty temporary file; where that fails
 # (ext3: EOPNOTSUPP; a sandbox: ENOSYS) it prints a warning, copies without
 # preallocating and exits 0.  libfallocate's fallocate() never emulates a
-# mode other than 0, even with --emulate-fallocate: zeros cannot be written
+# mode other than 0, though the wrapper emulates mode 0: zeros cannot be written
 # past the end of a file without changing its size.  So this test shows the
 # call reaching libfallocate, being passed back unchanged, and the copy
 # coming out right: rsync behaves exactly as without the library.
@@ -25,10 +25,8 @@ for env in $envs; do
 	expect_out "do_fallocate .*$err" "rsync's warning"
 	cmp -s "$dir/src" "$dir/copy1" || fail "$env: rsync's copy differs"
 
-	WRAPPER_OPTS=--emulate-fallocate
 	with rsync --preallocate "$dir/src" "$dir/copy2"
-	WRAPPER_OPTS=
-	expect_rc 0 "rsync --preallocate under fallocate-preload --emulate-fallocate"
+	expect_rc 0 "rsync --preallocate under fallocate-preload"
 	expect_out "^libfallocate: fallocate\\(fd=[0-9]+, mode=0x1, offset=0, len=[0-9]+\\): native: $err" \
 		"the KEEP_SIZE call reached libfallocate and was passed back"
 	expect_out "do_fallocate .*$err" "rsync's warning"

@@ -8,4 +8,4 @@ tools_pfallocate_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tools_pfallocate_LDADD = libfallocate.la
 
 TESTS += tests/pfallocate.sh
-EXTRA_DIST += tests/pfallocate.sh
+EXTRA_DIST += tests/pfallocate.sh tests/pty-progress.py

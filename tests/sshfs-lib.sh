@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by the tests that run real programs on sshfs (a FUSE filesystem
+# without fallocate, where SEEK_HOLE and st_blocks cannot be trusted and
+# whose server opens files with the caller's O_APPEND).  mount_sshfs starts
+# a throwaway sshd on 127.0.0.1 with its own host and user keys in the
+# scratch directory, and mounts a directory of the scratch directory
+# through it; everything is unmounted, killed by PID and removed at exit,
+# on failure too.  Needs root (sshd, FUSE mounts); skips otherwise.
+. "${top_srcdir:-.}/tests/preload-lib.sh"
+
+mount_sshfs() {
+	[ "$(id -u)" = 0 ] || skip "not root: cannot run sshd and mount sshfs"
+	need_cmd sshfs
+	need_cmd ssh
+	need_cmd ssh-keygen
+	sshd=/usr/sbin/sshd
+	[ -x "$sshd" ] || skip "no $sshd (openssh-server)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	sftp_server=
+	for s in /usr/lib/openssh/sftp-server /usr/libexec/openssh/sftp-server /usr/libexec/sftp-server; do
+		[ -x "$s" ] && { sftp_server=$s; break; }
+	done
+	[ -n "$sftp_server" ] || skip "no sftp-server"
+	# sshd refuses to start without its privilege separation directory.
+	# Made here, it goes at exit unless another sshd (started meanwhile)
+	# may need it.
+	if [ ! -d /run/sshd ]; then
+		mkdir -m 755 /run/sshd || skip "cannot create /run/sshd"
+		on_exit "pgrep -x sshd > /dev/null || rmdir /run/sshd 2> /dev/null"
+	fi
+
+	k=$scratch/sshd
+	mkdir -m 700 "$k"
+	ssh-keygen -q -t ed25519 -N '' -f "$k/host" || fail "ssh-keygen (host)"
+	ssh-keygen -q -t ed25519 -N '' -f "$k/user" || fail "ssh-keygen (user)"
+	cp "$k/user.pub" "$k/authorized_keys"
+	sshd_port=$("$PYTHON" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])') || fail "no free port"
+	cat > "$k/sshd_config" <<EOF
+ListenAddress 127.0.0.1:$sshd_port
+HostKey $k/host
+PidFile none
+AuthorizedKeysFile $k/authorized_keys
+AuthenticationMethods publickey
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UsePAM no
+StrictModes no
+Subsystem sftp $sftp_server
+EOF
+	cat > "$k/ssh_config" <<EOF
+Host 127.0.0.1
+	Port $sshd_port
+	User root
+	IdentityFile $k/user
+	IdentitiesOnly yes
+	BatchMode yes
+	StrictHostKeyChecking no
+	UserKnownHostsFile /dev/null
+	GlobalKnownHostsFile /dev/null
+	LogLevel ERROR
+EOF
+	"$sshd" -D -e -f "$k/sshd_config" 2> "$k/sshd.log" &
+	sshd_pid=$!
+	on_exit "kill $sshd_pid 2> /dev/null; wait $sshd_pid 2> /dev/null"
+	up=
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		if ssh -F "$k/ssh_config" 127.0.0.1 true 2> /dev/null; then up=1; break; fi
+		kill -0 "$sshd_pid" 2> /dev/null || break
+		sleep 0.25
+	done
+	[ -n "$up" ] || skip "the throwaway sshd did not accept us: $(cat "$k/sshd.log")"
+
+	remote=$scratch/remote
+	sshfs_dir=$scratch/sshfs
+	mkdir -p "$remote" "$sshfs_dir"
+	sshfs -F "$k/ssh_config" "127.0.0.1:$remote" "$sshfs_dir" 2> "$k/sshfs.log" ||
+		skip "sshfs mount failed: $(cat "$k/sshfs.log")"
+	on_exit "umount $sshfs_dir 2> /dev/null || umount -l $sshfs_dir"
+	# The point of this filesystem is that it cannot allocate.
+	if command -v fallocate > /dev/null 2>&1 && fallocate -l 4096 "$sshfs_dir/probe" 2> /dev/null; then
+		skip "this sshfs supports fallocate"
+	fi
+	rm -f "$sshfs_dir/probe"
+	note "sshfs: $remote mounted on $sshfs_dir through sshd (pid $sshd_pid, port $sshd_port)"
+}
+
+# Like enter_env, for sshfs: $dir on the mount, $remote_dir the same
+# directory seen directly (the truth about size and contents).
+enter_sshfs() {
+	env_name=sshfs
+	jail=
+	dir=$sshfs_dir/work
+	remote_dir=$remote/work
+	mkdir -p "$dir"
+	note "--- sshfs: files in $dir"
+}
+
+# python3's os.posix_fallocate on sshfs, on a descriptor opened HOW (wronly
+# or append) on a file that has data: glibc's emulation refuses both with
+# EBADF (its pread probe; O_APPEND outright).  Under the wrapper the call
+# succeeds, and the file, read directly on the server's side, has its size,
+# its data where it was and zeros after: an emulation that wrote at end of
+# file instead (O_APPEND honoured by the server) is caught here.
+sshfs_python_case() { # HOW
+	how=$1
+	len=$((8 * MiB))
+	alloc='import os, sys
+flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
+fd = os.open(sys.argv[1], flags)
+try:
+    os.posix_fallocate(fd, 0, int(sys.argv[3]))
+except OSError as e:
+    print("posix_fallocate:", os.strerror(e.errno))
+    sys.exit(1)
+print("posix_fallocate: ok")'
+	head -c 65536 /dev/urandom > "$scratch/data"
+	f=$dir/$how
+	cp "$scratch/data" "$f"
+	without "$PYTHON" -c "$alloc" "$f" "$how" $len
+	expect_fail_rc "python3 $how on sshfs"
+	expect_out 'posix_fallocate: Bad file descriptor' "glibc's EBADF on $how"
+	[ "$(file_size "$remote_dir/$how")" = 65536 ] || fail "sshfs: the failed call changed the size"
+
+	with "$PYTHON" -c "$alloc" "$f" "$how" $len
+	expect_rc 0 "python3 $how on sshfs under fallocate-preload"
+	expect_out '^posix_fallocate: ok' "python3 $how"
+	expect_emulated "python3 $how"
+	[ "$(file_size "$remote_dir/$how")" = $len ] ||
+		fail "sshfs: $how: size $(file_size "$remote_dir/$how") on the server, wanted $len"
+	cmp -s -n 65536 "$scratch/data" "$remote_dir/$how" || fail "sshfs: $how: the data in the file changed"
+	check_zeros "$remote_dir/$how" 65536
+	note "sshfs: python3 os.posix_fallocate on $how: without: EBADF; with: ok, data kept, zeros after"
+}
