@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # make bench: libfallocate against glibc's posix_fallocate, side by side
 # (bench/README.md).  The driver is built with the library, so every build
 # (i386, sanitizers, distcheck) proves it compiles; it runs only on make

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* main() of every Check unit test: runs the suite, exits 0 when all passed. */
 #ifndef LFA_CHECK_RUN_H
 #define LFA_CHECK_RUN_H

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # libfallocate.h compiles warning-free on its own, before and after
 # <fcntl.h>, with and without _GNU_SOURCE and _FILE_OFFSET_BITS=64, as C89,
 # C99, C11 and C++; and its names mean the mainline modes.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the shell tests.  Exit codes follow automake: 0 pass, 1 fail,
 # 77 skip (with the reason printed), 99 hard error.
 set -u

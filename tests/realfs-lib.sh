@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the real-filesystem tests after lib.sh: filesystems mounted in
 # fresh temporary directories, unmounted and detached at exit even on failure.
 need_root() {

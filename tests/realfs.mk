@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Real filesystems (issue 3): the emulation's contract on ext2, ext3, ramfs,
 # small filesystems for ENOSPC, RLIMIT_FSIZE, syscall counts, and a
 # differential fuzzer against the kernel's own fallocate.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Shared by the C tests: scratch files and the checks every test makes. */
 #ifndef LFA_TESTUTIL_H
 #define LFA_TESTUTIL_H

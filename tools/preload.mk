@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # fallocate-preload (the LD_PRELOAD wrapper), its man page, the tests that run
 # real programs under it, and the packaging tests.
 
