@@ -5,15 +5,19 @@
 #define LFA_CHECK_RUN_H
 
 #include <check.h>
+#include "testutil.h"
 
 static inline int run_suite(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+	scratch_root_begin();
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	if (scratch_root_end() != 0)
+		failed = 1;
 	return failed ? 1 : 0;
 }
 
