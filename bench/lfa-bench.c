@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* lfa-bench: times posix_fallocate from libfallocate and from the C library
  * side by side, in one process, alternating the two, and prints one CSV row
  * per side (see bench/README.md).

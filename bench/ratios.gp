@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Chart of bench/report.sh's ratios.dat: one bar per scenario, glibc time
 # divided by ours (log scale), the issue's target as a mark on each bar.
 # gnuplot -e "datafile='...'; outfile='...'; machine='...'" ratios.gp

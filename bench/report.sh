@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Turns bench/run.sh's results.csv into the plain text table (stdout) and
 # ratios.dat for the chart.  Usage: report.sh DIR
 set -euo pipefail

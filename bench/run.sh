@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # make bench: libfallocate's posix_fallocate against glibc's, side by side.
 # Writes results.csv, results.txt and ratios.png into $BENCH_OUT (default
 # bench/results in the build tree).  See bench/README.md.

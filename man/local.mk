@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Manual pages, in man(7) so that mandoc -Tlint and groff -ww pass them
 # without a warning.  Section 3lfa pages install into man3 under their own
 # suffix (man3/posix_fallocate.3lfa), so they never hide the system's pages.

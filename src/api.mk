@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The lfa_ extension API (include/libfallocate.h, lfa_allocate(3lfa)): one
 # exported function per file, in the same convenience library as the rest.
 libfallocate_core_la_SOURCES += \

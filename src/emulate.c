@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The zero-writing job.  Its rules, each with a test that makes another
  * writer act at an exact syscall of this code:
  *  - no byte outside [offset, end) is ever written;

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The public lfa_ API through the shared library, as programs use it: paths
  * and reasons in the report, options and report structures of other sizes,
  * progress and cancellation, errno left alone. */

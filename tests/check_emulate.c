@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The emulation engine on the machine's own filesystem, forced: content,
  * size and allocation for new, written, sparse and partly covered files, on
  * every kind of descriptor, and cancellation. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Every invalid call fails with the kernel's error, in the kernel's order, on
  * every entry point and on both paths (the syscall, and the emulation
  * forced), and changes neither the errno of posix_fallocate's caller nor a

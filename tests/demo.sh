@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # make demo: preallocates a file natively, then with the emulation forced,
 # then with the syscall failing ENOSYS as in a seccomp sandbox, where glibc
 # alone gives up; prints what each left on disk.

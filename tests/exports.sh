@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The shared library exports the four libc names and lfa_* names, nothing
 # else, and none of them in a named version node: a program's reference to
 # posix_fallocate@GLIBC_2.2.5 binds to an unversioned definition in a

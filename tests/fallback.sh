@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # With the syscall failing as an old kernel (ENOSYS) or an unsupporting
 # filesystem (EOPNOTSUPP) makes it fail, posix_fallocate falls back to the
 # emulation; any other error (EPERM from a sandbox) is passed back, and so is

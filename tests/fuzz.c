@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Differential fuzzer: the emulation against the kernel's own fallocate.
  *   fuzz [-n OPS] [-s SEED] [-k SEEDS] [-v] NATIVE_DIR EMUL_DIR
  *   fuzz -r OPS_FILE NATIVE_DIR EMUL_DIR

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Differential fuzzer (tests/fuzz.c): the emulation against the kernel's
 # fallocate, operation by operation.  make check runs a fixed set of seeds:
 # on $TMPDIR with the emulation forced (anyone), and as root with the native

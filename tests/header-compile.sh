@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # libfallocate.h compiles warning-free on its own, before and after
 # <fcntl.h>, with and without _GNU_SOURCE and _FILE_OFFSET_BITS=64, as C89,
 # C99, C11 and C++; and its names mean the mainline modes.
@@ -88,8 +90,11 @@ done
 [ "$(sort -u "$scratch/layouts" | wc -l)" = 1 ] ||
 	fail "lfa_ structures differ with _FILE_OFFSET_BITS=64: $(cat "$scratch/layouts")"
 
-# The seed's names mean what they said, in mainline values.
+# The seed's names mean what they said, in mainline values (where the
+# compiler sees Linux's headers: a musl toolchain may not).
 ext=c
+echo '#include <linux/falloc.h>' | $CC -E -x c - > /dev/null 2>&1 ||
+	{ echo "PASS: $n compilations (no <linux/falloc.h> for $CC: mainline values not compared)"; exit 0; }
 try "$CC" -std=c11 -D_GNU_SOURCE -- '#include <linux/falloc.h>
 #include <libfallocate.h>
 _Static_assert(FA_ALLOCATE == 0, "allocate is mode 0");

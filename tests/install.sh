@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # `make install DESTDIR=...` installs exactly the files this build defines
 # (the versioned library and its links, the static library, no .la, the
 # header, the pkg-config file, the tools and man pages), and a program

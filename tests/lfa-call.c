@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Calls the public entry points as a program would, for the shell tests:
  *   lfa-call [-o FLAG,...] FILE CALL...
  * where CALL is NAME:MODE:OFFSET:LEN with NAME one of posix_fallocate,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the shell tests.  Exit codes follow automake: 0 pass, 1 fail,
 # 77 skip (with the reason printed), 99 hard error.
 set -u
@@ -26,7 +28,14 @@ need_seccomp() {
 # Whether two ELF files are of one class (32 or 64 bits): a library preloads
 # only into programs of its own class.
 elf_class() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+# A library built against another C library (musl-gcc) keeps the system's
+# programs from starting at all when preloaded.
+need_system_libc() {
+	LD_PRELOAD=$1 /bin/sh -c : >/dev/null 2>&1 ||
+		skip "$(basename "$1") cannot be preloaded into this system's programs (built for another C library?)"
+}
 need_same_class() {
+	need_system_libc "$1"
 	[ "$(elf_class "$1")" = "$(elf_class "$2")" ] ||
 		skip "$(basename "$2") and $(basename "$1") are of different ELF classes"
 }

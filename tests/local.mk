@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Tests.  Programs link the convenience library (internals reachable) or the
 # shared library (what users get); each C test is built twice, with and
 # without _FILE_OFFSET_BITS=64.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Every manual page is free of warnings from mandoc -Tlint and groff -ww, and
 # every function the library exports has a page (or a link to one).
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # fallocate-preload(1) draws no message from mandoc -Tlint (any level) and
 # no warning from groff -ww.
 . "${top_srcdir:-.}/tests/lib.sh"

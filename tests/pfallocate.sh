@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # pfallocate(1): human sizes, the report (one line, or valid JSON), forced and
 # kernel-caused emulation, util-linux style failures where a bad argument
 # never writes, and the progress bar on a pseudo-terminal.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the tests that run real programs under fallocate-preload.  Each
 # case runs twice where the machine allows: on an ext3 loop image (no
 # fallocate in the filesystem: glibc emulates, and fails on some descriptors)

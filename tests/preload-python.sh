@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # LD_PRELOAD puts our posix_fallocate under an unmodified python3: the debug
 # line proves our code ran, and the file is allocated.
 . "${top_srcdir:-.}/tests/lib.sh"

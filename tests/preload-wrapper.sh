@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # fallocate-preload itself: options become LIBFALLOCATE_* settings, the
 # versioned library goes first in LD_PRELOAD and what was there stays, a
 # missing library stops it before the command runs, bad usage exits 1.
@@ -8,6 +10,7 @@
 export FALLOCATE_PRELOAD_LIBRARY
 w=$FALLOCATE_PRELOAD
 [ -x "$w" ] || fail "no $w"
+need_system_libc "$FALLOCATE_PRELOAD_LIBRARY"
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE LD_PRELOAD
 
 run() { rc=0; out=$("$@" 2>&1) || rc=$?; }

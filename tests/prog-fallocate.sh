@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # util-linux `fallocate -x` (posix_fallocate mode), unmodified.  Under ENOSYS
 # glibc gives up and the command fails.  On ext3 glibc's emulation succeeds
 # (fallocate(1) opens O_RDWR) but writes one byte per 4 KiB block, and on a

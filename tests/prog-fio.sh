@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # fio, unmodified, with fallocate=posix and direct=1, appending to a file
 # that already has 1 MiB of data (file_append=1): fio lays the file out to
 # 9 MiB through an O_WRONLY descriptor, where glibc's emulation fails with

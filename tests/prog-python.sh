@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # python3's os.posix_fallocate, unmodified, on the descriptors glibc's
 # emulation refuses: O_WRONLY on a file that has data (its one-byte pread
 # probe fails: EBADF) and O_APPEND (refused outright: EBADF); under ENOSYS

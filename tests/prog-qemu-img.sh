@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # qemu-img, unmodified, with preallocation=falloc (posix_fallocate):
 # - `create -f raw -o preallocation=falloc`: under ENOSYS glibc gives up and
 #   qemu-img fails; on ext3 glibc's emulation works (O_RDWR) with one write

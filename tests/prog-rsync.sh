@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # rsync --preallocate, unmodified.  rsync calls fallocate() itself, always
 # with FALLOC_FL_KEEP_SIZE, on a new, empty temporary file; where that fails
 # (ext3: EOPNOTSUPP; a sandbox: ENOSYS) it prints a warning, copies without

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The emulation's contract, checked on one real filesystem:
  *   realfs-check [-p] matrix DIR   descriptor kinds x file shapes x ranges
  *   realfs-check [-p] enospc DIR   ENOSPC part way (DIR on a small filesystem)

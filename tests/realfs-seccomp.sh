@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The emulation on the machine's own filesystem ($TMPDIR), root or not: the
 # checker's matrix and RLIMIT_FSIZE cases through the shared library's
 # posix_fallocate while a seccomp filter makes the syscall fail with ENOSYS

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Shared by realfs-check and fuzz: what a filesystem can tell about a
  * file's allocation, read without trusting what it cannot tell. */
 #ifndef LFA_REALFS_UTIL_H

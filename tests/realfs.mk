@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Real filesystems (issue 3): the emulation's contract on ext2, ext3, ramfs,
 # small filesystems for ENOSPC, RLIMIT_FSIZE, syscall counts, and a
 # differential fuzzer against the kernel's own fallocate.
@@ -6,7 +8,11 @@ REALFS_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 # realfs-check calls lfa_allocate() (emulation forced) or, with -p, the
 # posix_fallocate of the convenience library; realfs-check-public the one of
 # the shared library users get.
+# They need Linux's own headers (FIEMAP, seccomp), which a musl toolchain
+# may lack; without them the tests below skip.
+if HAVE_LINUX_HEADERS
 check_PROGRAMS += tests/realfs-check tests/realfs-check-public tests/fuzz
+endif
 tests_realfs_check_SOURCES = tests/realfs-check.c tests/realfs-util.h
 tests_realfs_check_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_realfs_check_LDADD = libfallocate-core.la

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The emulation on real filesystems that lack fallocate (issue 3): ext2 and
 # ext3 loop images (real SEEK_HOLE) and a ramfs (SEEK_HOLE finds only end of
 # file), each through the emulation forced and through the public

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The environment controls are ignored in a program running with AT_SECURE
 # set (setuid here), as secure_getenv() does: a setuid-root copy of lfa-call,
 # run by an unprivileged user, emulates on ext3 despite

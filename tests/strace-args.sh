@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The kernel receives exactly what the caller passed: one fallocate syscall
 # per call, with the caller's fd, mode, offset and length (above 4 GiB and
 # across 2^32 included), and never one of the syscalls that the 2007 RFC's

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Under O_DSYNC every write is a sync, so the number of writes is the cost:
 # 8 MiB must take about one write per 4 MiB (glibc's emulation takes one
 # per 4 KiB block).  Counted with strace, never timed.  Also prints, without

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Shared by the C tests: scratch files and the checks every test makes. */
 #ifndef LFA_TESTUTIL_H
 #define LFA_TESTUTIL_H
@@ -5,12 +7,75 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Every scratch directory of a test program lives under one root, made by
+ * the main process before any test runs (scratch_root_begin, from
+ * run_suite) and removed by it at exit, whatever the tests did: a forked
+ * test that fails, crashes or times out leaves its files to the parent, and
+ * make check leaves nothing under $TMPDIR (a build chroot's expectation). */
+static char scratch_root[2048];
+static pid_t scratch_root_owner;
+
+static inline int scratch_remove_one(const char *path, const struct stat *st,
+				     int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type != FTW_DP)
+		return unlink(path) != 0 && errno != ENOENT;
+	/* A test that failed between mount and umount left a mount here. */
+	if (rmdir(path) != 0 && errno == EBUSY && umount2(path, MNT_DETACH) == 0)
+		return rmdir(path) != 0;
+	return 0;
+}
+
+/* Removes the root and everything under it; 0 when nothing is left. */
+static inline int scratch_root_end(void)
+{
+	struct stat st;
+
+	if (!scratch_root[0] || getpid() != scratch_root_owner)
+		return 0;
+	nftw(scratch_root, scratch_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (lstat(scratch_root, &st) == 0) {
+		fprintf(stderr, "could not remove the scratch directory %s\n", scratch_root);
+		return -1;
+	}
+	scratch_root[0] = '\0';
+	return 0;
+}
+
+static inline void scratch_root_atexit(void)
+{
+	scratch_root_end();
+}
+
+/* Makes the root under $LFA_TEST_DIR, $TMPDIR or /tmp, and points
+ * LFA_TEST_DIR (which forked tests inherit) at it. */
+static inline void scratch_root_begin(void)
+{
+	const char *base = getenv("LFA_TEST_DIR");
+
+	if (!base || !*base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	snprintf(scratch_root, sizeof scratch_root, "%s/lfa-test.XXXXXX", base);
+	if (!mkdtemp(scratch_root) || setenv("LFA_TEST_DIR", scratch_root, 1) != 0) {
+		perror(scratch_root);
+		exit(99);
+	}
+	scratch_root_owner = getpid();
+	atexit(scratch_root_atexit);
+}
 
 /* A fresh directory under $LFA_TEST_DIR, $TMPDIR or /tmp. */
 static inline const char *test_dir(void)

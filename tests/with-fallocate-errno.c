@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Runs a command with the fallocate syscall failing with a chosen error, as
  * a seccomp sandbox or an old kernel would make it fail:
  *   with-fallocate-errno ENOSYS|EOPNOTSUPP|EPERM|NUMBER COMMAND [ARG...]

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /*
  * pfallocate: preallocates files through libfallocate's lfa_allocate(), and
  * says what it took: the kernel's fallocate or the zero-writing emulation,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # pfallocate(1): a command on the lfa_ API, linked with the shared library.
 # Only this fragment installs programs, so it owns bin_PROGRAMS (automake
 # wants one '=' before any '+=').

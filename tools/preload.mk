@@ -1,9 +1,19 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # fallocate-preload (the LD_PRELOAD wrapper), its man page, the tests that run
 # real programs under it, and the packaging tests.
 
 # The script names the library under the configured libdir, known only at
 # make time (libdir may be written in terms of ${exec_prefix}).
 bin_SCRIPTS += tools/fallocate-preload
+# What the wrapper puts in LD_PRELOAD: the library under libdir, or under
+# ld.so's $LIB token (configure --enable-preload-lib-token), which the dynamic
+# linker expands to each program's own ABI's library directory.
+if PRELOAD_LIB_TOKEN
+preload_library = $(prefix)/$$LIB/libfallocate.so.$(LFA_SONAME_MAJOR)
+else
+preload_library = $(libdir)/libfallocate.so.$(LFA_SONAME_MAJOR)
+endif
 CLEANFILES += tools/fallocate-preload
 EXTRA_DIST += tools/fallocate-preload.in
 tools/fallocate-preload: $(srcdir)/tools/fallocate-preload.in Makefile
@@ -11,6 +21,7 @@ tools/fallocate-preload: $(srcdir)/tools/fallocate-preload.in Makefile
 	sed -e 's|@libdir[@]|$(libdir)|g' \
 	    -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
 	    -e 's|@LFA_SONAME_MAJOR[@]|$(LFA_SONAME_MAJOR)|g' \
+	    -e 's|@preload_library[@]|$(preload_library)|g' \
 	    $(srcdir)/tools/fallocate-preload.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 

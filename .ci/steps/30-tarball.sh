@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The release tarball builds and tests on a machine without autotools: every
 # autotools program is shadowed on PATH by one that fails and leaves a mark,
 # so a timestamp or a missing generated file that makes make call one shows.

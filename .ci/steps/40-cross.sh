@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The cross-ABI and musl matrix (make check-cross): libfallocate cross-built
 # with its own configure for each ABI and run under qemu-user, the musl
 # build and its static fallback, and the self-check that a deliberately

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # make bench's programs build, and the driver runs one tiny round of each
 # kind.  No timing is judged: CI never runs the benchmark itself.
 set -euo pipefail

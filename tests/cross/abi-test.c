@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The cross-ABI test: runs libfallocate's four libc entry points and the
  * lfa_ API on whatever ABI it was built for (natively, under qemu-user, or
  * against musl) and checks on the real filesystem that the kernel received

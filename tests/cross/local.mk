@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The cross-ABI and musl matrix: `make check-cross` builds the library for
 # every ABI with its own configure --host, from a fresh distdir (so the
 # tarball's contents are what gets cross-built, and an in-place configured

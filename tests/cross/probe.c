@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* posix_fallocate of 1 MiB on a new file in DIR, nothing else: linked
  * statically with musl alone, and again with -lfallocate, it shows what the
  * library adds where the kernel says EOPNOTSUPP (tests/cross/run-matrix.sh).

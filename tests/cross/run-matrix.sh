@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The cross-ABI matrix: for each ABI, cross-builds libfallocate with its own
 # configure (--host=...), builds tests/cross/abi-test.c against it twice
 # (with and without -D_FILE_OFFSET_BITS=64), and runs both, native and with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* powerpc64 and ppc64le: whole registers. */
 #define LFA_NR_fallocate 309
 #define LFA_ARG64(v) (long)(v)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* x32: the x86_64 call with the x32 bit set; registers are 64 bits wide even
  * though long is 32, so the value is passed as long long (libc's syscall()
  * takes it in one register). */
