@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Which descriptors reach the file: the job's own (a dup of the caller's,
  * made before anything was checked), and one reopened through /proc when
  * the job needs a file offset or status flags of its own. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* How the pieces of the old file that need zeros are found, each checked
  * right before it is written: another writer may fill a hole at any time,
  * and only a look taken after our last write may justify the next one. */

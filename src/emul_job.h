@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The emulation's state, shared by its three parts: which descriptors reach
  * the file (emul_fd.c), how zeros are written (emul_write.c) and how the
  * pieces that need them are found (emul_holes.c); emulate.c runs the job. */

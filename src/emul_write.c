@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* How zeros reach the file: positional writes, one syscall per call, through
  * a descriptor that puts them where they are aimed. */
 #define _GNU_SOURCE

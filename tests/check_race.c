@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* The emulation's rules under other writers and faults, each proven by
  * making "the other writer" act at an exact syscall of the library: this
  * program defines the libc functions the engine calls (pwritev64, statx,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # aria2c --file-allocation=falloc, unmodified, downloading from a
 # python3 -m http.server on 127.0.0.1.  aria2c calls fallocate() with mode
 # 0, not posix_fallocate(): on ext3 (EOPNOTSUPP) and under ENOSYS it stops

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # cryptsetup luksFormat with a detached header (--header FILE), unmodified,
 # under a seccomp filter that makes fallocate fail with ENOSYS, as a sandbox
 # or an old kernel would.  cryptsetup sizes a new header file with

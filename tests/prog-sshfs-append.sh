@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # python3's os.posix_fallocate on an O_APPEND descriptor on sshfs: glibc
 # fails with EBADF, the wrapper must allocate with the data in place.  The
 # sshfs server opens the file with the caller's O_APPEND, so a

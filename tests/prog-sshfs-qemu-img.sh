@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # qemu-img create -o preallocation=falloc, unmodified, on sshfs.  qemu-img
 # opens the image O_RDWR, so glibc's emulation works there, at a cost:
 # one write of one byte per 4 KiB block, each a round trip to the SFTP

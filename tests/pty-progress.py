@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 """Checks pfallocate's progress bar on a pseudo-terminal.
 
     pty-progress.py WIDTH TOTAL|none COMMAND [ARG...]

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # The emulation at the edges real filesystems have, through the public
 # posix_fallocate: the maximum file size of ext3 with 1 KiB blocks (EFBIG
 # before any write), append-only files (extended by appending; a hole inside

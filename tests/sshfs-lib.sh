@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the tests that run real programs on sshfs (a FUSE filesystem
 # without fallocate, where SEEK_HOLE and st_blocks cannot be trusted and
 # whose server opens files with the caller's O_APPEND).  mount_sshfs starts
