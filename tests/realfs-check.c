@@ -945,6 +945,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "realfs-check: unknown mode %s\n", mode);
 		return 2;
 	}
+	if (!strcmp(mode, "prepare"))
+		return 0;
 	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,
 	       use_public ? "public posix_fallocate" : "lfa_run_job, emulation forced",
 	       old_kernel ? "; pwritev2 refused" : "", passes, failures);
