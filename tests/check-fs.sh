@@ -61,6 +61,7 @@ final_cleanup() {
 	rm -rf --one-file-system "$work"
 }
 on_exit final_cleanup
+trap 'exit 99' HUP INT TERM # the EXIT trap then undoes everything
 
 # mounted DIR, started PID, looped DEV, restore CMD: register for teardown.
 mounted() { mounts="$1 $mounts"; }
