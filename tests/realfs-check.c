@@ -626,7 +626,9 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	}
 	CHECK(fd >= 0, "open: %s", strerror(errno));
 	pos = lseek(fd, 4321, SEEK_SET);
+	errno = EDOM; /* posix_fallocate(3lfa): errno keeps its value on every path */
 	err = allocate(fd, r.off, r.len);
+	CHECK(errno == EDOM, "errno changed to %s", err_name(errno));
 	if (kernel >= 0) {
 		CHECK(err == kernel, "returned %s, the kernel %s", err_name(err), err_name(kernel));
 		CHECK(kernel_size == path_size(path), "size %lld, the kernel's %lld",
@@ -800,7 +802,10 @@ static int parity_case(const struct fs_kind *k, char *why, size_t whylen)
 	CHECK(fd >= 0 && fdk >= 0, "open: %s", strerror(errno));
 	for (i = 2; i >= 0; i--) { /* the refused calls first: the file is intact */
 		kernel = native_fallocate(fdk, 0, offs[i], lens[i]);
+		errno = EDOM;
 		err = allocate(fd, offs[i], lens[i]);
+		CHECK(errno == EDOM, "off=%lld len=%lld: errno changed to %s", (long long)offs[i],
+		      (long long)lens[i], err_name(errno));
 		want = old_size > offs[i] + lens[i] ? old_size : offs[i] + lens[i];
 		if (kernel || err) {
 			CHECK(kernel == 0 || err == kernel, "off=%lld len=%lld: %s, the kernel %s",
