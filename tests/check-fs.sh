@@ -374,8 +374,10 @@ done
 
 # ---- the table ------------------------------------------------------------
 echo
+# each column as wide as its kind's name
+col() { printf " %-$((${#1} > 4 ? ${#1} : 4))s" "$2"; }
 printf '%-17s' filesystem
-for k in $kinds; do printf ' %-8.8s' "$k"; done
+for k in $kinds; do col "$k" "$k"; done
 echo
 failed=0
 for row in $rows; do
@@ -385,14 +387,14 @@ for row in $rows; do
 	if line=$(grep "^ROW $name " "$results"); then
 		st=$(echo "$line" | cut -d' ' -f3)
 		[ "$st" = FAIL ] && failed=1
-		for k in $kinds; do printf ' %-8s' "$st"; done
+		for k in $kinds; do col "$k" "$st"; done
 		echo
 		continue
 	fi
 	for k in $kinds; do
 		st=$(awk -v n="$name" -v k="$k" '$1 == n && $2 == k { print $3 }' "$results")
 		[ "$st" = FAIL ] && failed=1
-		printf ' %-8s' "${st:-none}"
+		col "$k" "${st:-none}"
 		[ -n "$st" ] || failed=1
 	done
 	echo
