@@ -136,12 +136,18 @@ setup_ramfs() {
 	mounted "$MNT"
 }
 
-# overlay LOWER_TYPE: upper and work directories on a fresh LOWER_TYPE image.
+# overlay TYPE [copy-up]: lower, upper and work directories on a fresh TYPE
+# image.  With copy-up, every file is in the lower layer before the mount
+# (an image's files in a container), so each writable open copies it up.
 overlay() {
 	grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
 		{ why="the kernel has no overlayfs"; return 1; }
-	mkfs_mount "overlay-$1-img" "$1" 64M "-q -F" "" || return 1
+	mkfs_mount "overlay-$1-img" "$1" 128M "-q -F" "" || return 1
 	mkdir "$MNT/lower" "$MNT/upper" "$MNT/work" || exit 99
+	if [ "${2:-}" = copy-up ]; then
+		"$REALFS_CHECK_PUBLIC" prepare-fs "$MNT/lower" || exit 99
+		OPTS=-c
+	fi
 	BACK=$MNT/upper
 	o=$MNT/lower
 	MNT=$(new_dir "overlay-$1")
@@ -152,6 +158,8 @@ overlay() {
 }
 setup_overlay_ext3() { overlay ext3; }
 setup_overlay_ext4() { overlay ext4; }
+setup_overlay_ext3_copy_up() { overlay ext3 copy-up; }
+setup_overlay_ext4_copy_up() { overlay ext4 copy-up; }
 
 # sshfs over 127.0.0.1: an sshd of our own (config, host key, user key in
 # $work), on a free port, killed by PID at teardown; files on ext3.
@@ -328,6 +336,8 @@ tmpfs:tmpfs:forced
 ramfs:ramfs:no-fallocate
 overlay/ext3:overlay_ext3:no-fallocate
 overlay/ext4:overlay_ext4:forced
+copy-up/ext3:overlay_ext3_copy_up:no-fallocate
+copy-up/ext4:overlay_ext4_copy_up:forced
 sshfs:sshfs:FUSE
 ntfs-3g:ntfs_3g:FUSE
 exfat-fuse:exfat_fuse:FUSE

@@ -3,7 +3,8 @@
  *   realfs-check [-p] enospc DIR   ENOSPC part way (DIR on a small filesystem)
  *   realfs-check [-p] efbig DIR    RLIMIT_FSIZE below offset+len
  *   realfs-check native DIR        prints the kernel's answer to fallocate
- *   realfs-check [-b BACKING] [-S] fs DIR  check-fs: one line per descriptor kind
+ *   realfs-check [-b BACKING] [-S] [-c] fs DIR  check-fs: one line per descriptor kind
+ *   realfs-check prepare-fs DIR    the files fs -c expects (overlayfs copy-up)
  *   realfs-check prepare DIR; realfs-check parity DIR  error parity (check-fs)
  * -k: first make pwritev2 fail with EOPNOTSUPP, as kernels before 6.9 do for
  * RWF_NOAPPEND, so O_APPEND descriptors take the reopened-descriptor path.
@@ -545,6 +546,9 @@ static const struct fs_kind fs_kinds[] = {
 
 static const char *backing_dir; /* -b */
 static int trust_blocks;        /* -S: st_blocks is the real allocation here */
+/* -c: the files exist already, made by prepare-fs before an overlay was
+ * mounted on their directory, so the first writable open copies them up. */
+static int preset;
 static int kernel_has_fallocate;
 
 static struct range fs_range(enum fs_range r, int64_t s)
@@ -586,7 +590,8 @@ static int kernel_answer(const char *twin, const struct fs_kind *k, enum shape s
 	*size_after = -1;
 	if (!kernel_has_fallocate)
 		return -1;
-	make_shape(twin, s);
+	if (!preset)
+		make_shape(twin, s);
 	fd = open(twin, k->flags);
 	if (fd < 0)
 		return -2;
@@ -607,9 +612,10 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	const char *how;
 	int fd = -1, err, kernel, ok = 1;
 
-	snprintf(path, sizeof path, "%s/fs-%s", dir, k->name);
-	snprintf(twin, sizeof twin, "%s/fs-%s.kernel", dir, k->name);
-	make_shape(path, c->shape);
+	snprintf(path, sizeof path, "%s/fs-%s-%d", dir, k->name, (int)(c - k->cases));
+	snprintf(twin, sizeof twin, "%s/fs-%s-%d.kernel", dir, k->name, (int)(c - k->cases));
+	if (!preset)
+		make_shape(path, c->shape);
 	old_size = path_size(path);
 	r = fs_range(c->range, old_size);
 	snprintf(label, sizeof label, "%s/%s/%s off=%lld len=%lld", k->name,
@@ -749,6 +755,22 @@ static void prepare(void)
 		snprintf(path, sizeof path, "%s/p-%s.kernel", dir, fs_kinds[k].name);
 		make_shape(path, fs_kinds[k].cases[0].shape);
 	}
+}
+
+/* The files of fs -c: every case's file and its twin, as fs_case names them. */
+static void prepare_fs(void)
+{
+	char path[4096];
+	size_t k;
+	int c;
+
+	for (k = 0; k < N_FS_KINDS; k++)
+		for (c = 0; c < 2; c++) {
+			snprintf(path, sizeof path, "%s/fs-%s-%d", dir, fs_kinds[k].name, c);
+			make_shape(path, fs_kinds[k].cases[c].shape);
+			snprintf(path, sizeof path, "%s/fs-%s-%d.kernel", dir, fs_kinds[k].name, c);
+			make_shape(path, fs_kinds[k].cases[c].shape);
+		}
 }
 
 /* On a read-only filesystem a descriptor open for writing cannot exist:
@@ -914,6 +936,8 @@ int main(int argc, char **argv)
 			old_kernel = 1;
 		else if (!strcmp(argv[1], "-S"))
 			trust_blocks = 1;
+		else if (!strcmp(argv[1], "-c"))
+			preset = 1;
 		else if (!strcmp(argv[1], "-b") && argc > 2) {
 			backing_dir = argv[2];
 			argv++, argc--;
@@ -925,8 +949,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: realfs-check [-p] [-k] [-S] [-b BACKING_DIR] "
-			"matrix|enospc|efbig|native|fs|prepare|parity DIR\n");
+		fprintf(stderr, "usage: realfs-check [-p] [-k] [-S] [-c] [-b BACKING_DIR] "
+			"matrix|enospc|efbig|native|fs|prepare|prepare-fs|parity DIR\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -944,13 +968,15 @@ int main(int argc, char **argv)
 		fs_matrix();
 	else if (!strcmp(mode, "prepare"))
 		prepare();
+	else if (!strcmp(mode, "prepare-fs"))
+		prepare_fs();
 	else if (!strcmp(mode, "parity"))
 		parity();
 	else {
 		fprintf(stderr, "realfs-check: unknown mode %s\n", mode);
 		return 2;
 	}
-	if (!strcmp(mode, "prepare"))
+	if (!strncmp(mode, "prepare", 7))
 		return 0;
 	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,
 	       use_public ? "public posix_fallocate" : "lfa_run_job, emulation forced",
