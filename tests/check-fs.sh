@@ -176,7 +176,8 @@ setup_sshfs() {
 	cp "$ssh/user_key.pub" "$ssh/authorized_keys"
 	if ! [ -d /run/sshd ]; then # sshd's privilege separation directory
 		mkdir -p /run/sshd
-		restore "rmdir /run/sshd 2>/dev/null"
+		# ours is killed by then; another sshd started meanwhile needs it
+		restore "pgrep -x sshd > /dev/null || rmdir /run/sshd 2>/dev/null"
 	fi
 	MNT=$(new_dir sshfs)
 	for port in $(shuf -i 20000-60000 -n 5); do
