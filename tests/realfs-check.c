@@ -126,10 +126,14 @@ static void put(const char *path, int64_t off, int64_t n, unsigned seed)
 static void set_size(const char *path, int64_t size)
 {
 	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	int r;
 
-	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0 && errno == EINVAL)
-		size = round_up(size, HUGE_UNIT); /* hugetlbfs */
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+	if (fd < 0)
+		abort();
+	r = ftruncate(fd, (off_t)size);
+	if (r != 0 && errno == EINVAL) /* hugetlbfs */
+		r = ftruncate(fd, (off_t)round_up(size, HUGE_UNIT));
+	if (r != 0)
 		abort();
 	close(fd);
 }
