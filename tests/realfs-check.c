@@ -5,6 +5,9 @@
  *   realfs-check [-p] enospc DIR   ENOSPC part way (DIR on a small filesystem)
  *   realfs-check [-p] efbig DIR    RLIMIT_FSIZE below offset+len
  *   realfs-check native DIR        prints the kernel's answer to fallocate
+ *   realfs-check [-b BACKING] [-S] [-c] fs DIR  check-fs: one line per descriptor kind
+ *   realfs-check prepare-fs DIR    the files fs -c expects (overlayfs copy-up)
+ *   realfs-check prepare DIR; realfs-check parity DIR  error parity (check-fs)
  * -k: first make pwritev2 fail with EOPNOTSUPP, as kernels before 6.9 do for
  * RWF_NOAPPEND, so O_APPEND descriptors take the reopened-descriptor path.
  * By default the emulation is forced through lfa_run_job(); with -p (and
@@ -78,15 +81,45 @@ static void fill_random(unsigned char *buf, size_t n, unsigned seed)
 	}
 }
 
+/* hugetlbfs has no write() and takes only sizes in whole huge pages: there
+ * the shapes are made through a shared mapping, rounded up. */
+#define HUGE_UNIT (2 * MiB)
+
+static int64_t round_up(int64_t v, int64_t unit)
+{
+	return (v + unit - 1) / unit * unit;
+}
+
+static void put_mapped(int fd, int64_t off, const unsigned char *buf, int64_t n)
+{
+	struct stat st;
+	unsigned char *map;
+	int64_t end = round_up(off + n, HUGE_UNIT);
+
+	if (fstat(fd, &st) != 0)
+		abort();
+	if (st.st_size < end && ftruncate(fd, (off_t)end) != 0)
+		abort();
+	map = mmap(NULL, (size_t)end, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		abort();
+	memcpy(map + off, buf, (size_t)n);
+	munmap(map, (size_t)end);
+}
+
 static void put(const char *path, int64_t off, int64_t n, unsigned seed)
 {
 	unsigned char *buf = malloc((size_t)n);
-	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+	ssize_t w;
 
 	if (!buf || fd < 0)
 		abort();
 	fill_random(buf, (size_t)n, seed);
-	if (pwrite(fd, buf, (size_t)n, (off_t)off) != (ssize_t)n)
+	w = pwrite(fd, buf, (size_t)n, (off_t)off);
+	if (w < 0 && errno == EINVAL)
+		put_mapped(fd, off, buf, n);
+	else if (w != (ssize_t)n)
 		abort();
 	close(fd);
 	free(buf);
@@ -95,8 +128,14 @@ static void put(const char *path, int64_t off, int64_t n, unsigned seed)
 static void set_size(const char *path, int64_t size)
 {
 	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	int r;
 
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+	if (fd < 0)
+		abort();
+	r = ftruncate(fd, (off_t)size);
+	if (r != 0 && errno == EINVAL) /* hugetlbfs */
+		r = ftruncate(fd, (off_t)round_up(size, HUGE_UNIT));
+	if (r != 0)
 		abort();
 	close(fd);
 }
@@ -122,9 +161,12 @@ static void make_shape(const char *path, enum shape s)
 		break;
 	case ZEROS: { /* written zeros: allocated, but they read as holes would */
 		static unsigned char z[256 * 1024];
-		int fd = open(path, O_WRONLY);
+		int fd = open(path, O_RDWR);
+		ssize_t w = fd < 0 ? -1 : pwrite(fd, z, sizeof z, 0);
 
-		if (fd < 0 || pwrite(fd, z, sizeof z, 0) != (ssize_t)sizeof z)
+		if (w < 0 && errno == EINVAL)
+			put_mapped(fd, 0, z, sizeof z);
+		else if (w != (ssize_t)sizeof z)
 			abort();
 		close(fd);
 		put(path, sizeof z, 4096, 4);
@@ -184,12 +226,17 @@ static int64_t path_size(const char *path)
 	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
 }
 
+/* The last failure, for check-fs.sh's table. */
+static char fail_reason[1024];
+
 #define CHECK(cond, ...)                                                   \
 	do {                                                               \
 		if (!(cond)) {                                             \
-			printf("FAIL %s: ", label);                        \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
+			char msg_[512];                                    \
+			snprintf(msg_, sizeof msg_, __VA_ARGS__);          \
+			snprintf(fail_reason, sizeof fail_reason, "%s: %s", \
+				 label, msg_);                             \
+			printf("FAIL %s\n", fail_reason);                  \
 			ok = 0;                                            \
 			goto out;                                          \
 		}                                                          \
@@ -472,6 +519,387 @@ static void efbig(void)
 	unlink(path);
 }
 
+/* ---- make check-fs: one filesystem, every descriptor kind ----------------
+ * Each kind is one column of check-fs.sh's table, made of a few cases.
+ * Where the kernel has fallocate, the same call on a twin file gives the
+ * answer ours must match.  Where the filesystem's SEEK_HOLE and st_blocks
+ * can be invented (FUSE, overlayfs), -b names the directory on a real
+ * filesystem that holds the files served, and allocation is read there. */
+enum fs_range { R_FROM0, R_BIG, R_WHOLE, R_INSIDE, R_ACROSS, R_ALIGNED, R_1BYTE };
+
+struct fs_case {
+	enum shape shape;
+	enum fs_range range;
+};
+
+struct fs_kind {
+	const char *name;
+	int flags;
+	struct fs_case cases[2];
+};
+
+static const struct fs_kind fs_kinds[] = {
+	{ "rdwr", O_RDWR, { { NEW, R_FROM0 }, { DATA, R_WHOLE } } },
+	{ "wronly", O_WRONLY, { { DATA, R_INSIDE }, { DATA, R_WHOLE } } },
+	/* 8 MiB on an empty file: where RWF_NOAPPEND is accepted but a lower
+	 * layer appends anyway, this leaves 16 MiB. */
+	{ "append", O_RDWR | O_APPEND, { { NEW, R_BIG }, { DATA, R_WHOLE } } },
+	{ "wronly-append", O_WRONLY | O_APPEND, { { DATA, R_ACROSS }, { DATA, R_INSIDE } } },
+	{ "direct-aligned", O_RDWR | O_DIRECT, { { NEW, R_ALIGNED }, { DATA, R_ALIGNED } } },
+	{ "direct-unaligned", O_WRONLY | O_DIRECT, { { DATA, R_ACROSS }, { DATA, R_1BYTE } } },
+	{ "dsync", O_RDWR | O_DSYNC, { { NEW, R_BIG }, { DATA, R_ACROSS } } },
+	{ "sparse", O_RDWR, { { SPARSE, R_WHOLE }, { SPARSE, R_INSIDE } } },
+	{ "straddle", O_RDWR, { { DATA, R_ACROSS }, { ZEROS, R_ACROSS } } },
+};
+#define N_FS_KINDS (sizeof fs_kinds / sizeof fs_kinds[0])
+
+static const char *backing_dir; /* -b */
+static int trust_blocks;        /* -S: st_blocks is the real allocation here */
+/* -c: the files exist already, made by prepare-fs before an overlay was
+ * mounted on their directory, so the first writable open copies them up. */
+static int preset;
+static int kernel_has_fallocate;
+
+static struct range fs_range(enum fs_range r, int64_t s)
+{
+	switch (r) {
+	case R_FROM0: return (struct range){ "from-0", 0, 2 * MiB + 17 };
+	case R_BIG: return (struct range){ "8MiB-from-0", 0, 8 * MiB };
+	case R_WHOLE: return (struct range){ "whole-plus-1MiB", 0, round_up(s, 4096) + MiB };
+	case R_INSIDE: return (struct range){ "inside", s / 3 + 1, s / 3 };
+	case R_ACROSS:
+		return (struct range){ "across-end", s > 5003 ? s - 5000 : s / 2, 2 * MiB + 17 };
+	case R_ALIGNED: return (struct range){ "aligned", MiB, 2 * MiB };
+	case R_1BYTE: return (struct range){ "inside-1-byte", s / 2 + 7, 1 };
+	}
+	abort();
+}
+
+static void backing_path(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", backing_dir, name);
+}
+
+/* st_blocks must cover the range: a weak check, for filesystems whose only
+ * truthful allocation report it is (ntfs-3g; exFAT has no holes at all). */
+static int blocks_cover(const char *path, int64_t len)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (int64_t)st.st_blocks * 512 >= (len & ~(int64_t)4095);
+}
+
+/* The kernel's answer on a twin of the file, or -1 when it has no
+ * fallocate here (then there is nothing to compare). */
+static int kernel_answer(const char *twin, const struct fs_kind *k, enum shape s,
+			 const struct range *r, int64_t *size_after)
+{
+	int fd, err;
+
+	*size_after = -1;
+	if (!kernel_has_fallocate)
+		return -1;
+	if (!preset)
+		make_shape(twin, s);
+	fd = open(twin, k->flags);
+	if (fd < 0)
+		return -2;
+	err = native_fallocate(fd, 0, r->off, r->len);
+	close(fd);
+	*size_after = path_size(twin);
+	unlink(twin);
+	return err;
+}
+
+/* One case; 1 passed, 0 failed (the reason in why), -1 skipped. */
+static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, size_t whylen)
+{
+	char path[4096], twin[4096], back[4096], label[256];
+	unsigned char *old = NULL;
+	int64_t old_size, want, pos, bad, kernel_size;
+	struct range r;
+	const char *how;
+	int fd = -1, err, kernel, ok = 1;
+
+	snprintf(path, sizeof path, "%s/fs-%s-%d", dir, k->name, (int)(c - k->cases));
+	snprintf(twin, sizeof twin, "%s/fs-%s-%d.kernel", dir, k->name, (int)(c - k->cases));
+	if (!preset)
+		make_shape(path, c->shape);
+	old_size = path_size(path);
+	r = fs_range(c->range, old_size);
+	snprintf(label, sizeof label, "%s/%s/%s off=%lld len=%lld", k->name,
+		 shape_names[c->shape], r.name, (long long)r.off, (long long)r.len);
+	snprintf(why, whylen, "%s", label);
+	kernel = kernel_answer(twin, k, c->shape, &r, &kernel_size);
+	old = read_all(path, old_size);
+	want = old_size > r.off + r.len ? old_size : r.off + r.len;
+	fd = open(path, k->flags);
+	if (fd < 0 && (k->flags & O_DIRECT) && errno == EINVAL) {
+		snprintf(why, whylen, "open(O_DIRECT): EINVAL, this filesystem refuses it");
+		ok = -1;
+		goto out;
+	}
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	pos = lseek(fd, 4321, SEEK_SET);
+	errno = EDOM; /* posix_fallocate(3lfa): errno keeps its value on every path */
+	err = allocate(fd, r.off, r.len);
+	CHECK(errno == EDOM, "errno changed to %s", err_name(errno));
+	if (kernel >= 0) {
+		CHECK(err == kernel, "returned %s, the kernel %s", err_name(err), err_name(kernel));
+		CHECK(kernel_size == path_size(path), "size %lld, the kernel's %lld",
+		      (long long)path_size(path), (long long)kernel_size);
+	}
+	CHECK(err == 0, "posix_fallocate: %s", err_name(err));
+	CHECK(lseek(fd, 0, SEEK_CUR) == pos, "caller's offset moved to %lld",
+	      (long long)lseek(fd, 0, SEEK_CUR));
+	CHECK(path_size(path) == want, "size %lld, wanted %lld", (long long)path_size(path),
+	      (long long)want);
+	bad = first_difference(path, old, old_size, want);
+	CHECK(bad < 0, "byte %lld is not what it should be (old size %lld)", (long long)bad,
+	      (long long)old_size);
+	if (backing_dir) {
+		/* What FUSE or overlayfs passed down must have reached the
+		 * backing file before it is looked at there. */
+		CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+		backing_path(back, sizeof back, strrchr(path, '/') + 1);
+		CHECK(path_size(back) == want, "backing file's size %lld, wanted %lld",
+		      (long long)path_size(back), (long long)want);
+		CHECK(range_allocated(back, r.off, r.off + r.len, &how),
+		      "a hole left in the backing file's range (by %s)", how);
+	} else if (trust_blocks) {
+		CHECK(blocks_cover(path, r.len), "st_blocks does not cover the range");
+	} else {
+		CHECK(range_allocated(path, r.off, r.off + r.len, &how),
+		      "a hole left in the range (by %s)", how);
+	}
+	if (k->flags & O_APPEND) {
+		static const char tail[] = "tail!";
+
+		CHECK(write(fd, tail, 5) == 5, "append write: %s", strerror(errno));
+		CHECK(path_size(path) == want + 5, "append landed elsewhere: size %lld",
+		      (long long)path_size(path));
+		CHECK(first_difference(path, old, old_size, want) < 0, "append overwrote data");
+	}
+out:
+	if (ok == 0)
+		snprintf(why, whylen, "%s", fail_reason);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(old);
+	return ok;
+}
+
+/* Prints one line per kind for check-fs.sh:
+ *   KIND name PASS|FAIL|SKIP reason */
+static void fs_matrix(void)
+{
+	const char *how = "nothing";
+	char path[4096];
+	size_t k;
+	int err;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/fs-probe", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	err = fd < 0 ? errno : native_fallocate(fd, 0, 0, 4096);
+	if (fd >= 0)
+		close(fd);
+	kernel_has_fallocate = err != EOPNOTSUPP && err != ENOSYS;
+	make_shape(path, DATA);
+	if (backing_dir) {
+		char back[4096];
+
+		backing_path(back, sizeof back, "fs-probe");
+		range_allocated(back, 0, 4096, &how);
+		printf("# %s: allocation read on the backing file in %s, by %s\n", dir,
+		       backing_dir, how);
+	} else if (trust_blocks) {
+		printf("# %s: allocation checked by st_blocks\n", dir);
+	} else {
+		range_allocated(path, 0, 4096, &how);
+		printf("# %s: allocation checked by %s\n", dir, how);
+	}
+	unlink(path);
+	printf("# %s: the kernel's fallocate says %s%s\n", dir, err_name(err),
+	       kernel_has_fallocate ? ": ours is compared with it" : "");
+	for (k = 0; k < N_FS_KINDS; k++) {
+		char why[1024], skipped[1024] = "";
+		int c, n_pass = 0, n_fail = 0;
+
+		for (c = 0; c < 2; c++) {
+			int r = fs_case(&fs_kinds[k], &fs_kinds[k].cases[c], why, sizeof why);
+
+			tally(r);
+			if (r > 0)
+				n_pass++;
+			else if (r == 0 && n_fail++ == 0)
+				printf("KIND %s FAIL %s\n", fs_kinds[k].name, why);
+			else if (r < 0)
+				snprintf(skipped, sizeof skipped, "%s", why);
+		}
+		if (n_fail)
+			continue;
+		if (n_pass)
+			printf("KIND %s PASS %d cases\n", fs_kinds[k].name, n_pass);
+		else
+			printf("KIND %s SKIP %s\n", fs_kinds[k].name, skipped);
+	}
+}
+
+/* ---- error parity (hugetlbfs, read-only filesystems) ---------------------
+ * prepare DIR writes each kind's file and its twin (before a read-only
+ * remount, or into a squashfs/erofs source tree); parity DIR then makes the
+ * kind's call with the kernel's fallocate on the twin and with ours on the
+ * file: the same error, and nothing written.  Where the kernel succeeds
+ * (hugetlbfs) ours must succeed too, or fail having changed nothing. */
+static void prepare(void)
+{
+	char path[4096];
+	size_t k;
+
+	for (k = 0; k < N_FS_KINDS; k++) {
+		snprintf(path, sizeof path, "%s/p-%s", dir, fs_kinds[k].name);
+		make_shape(path, fs_kinds[k].cases[0].shape);
+		snprintf(path, sizeof path, "%s/p-%s.kernel", dir, fs_kinds[k].name);
+		make_shape(path, fs_kinds[k].cases[0].shape);
+	}
+}
+
+/* The files of fs -c: every case's file and its twin, as fs_case names them. */
+static void prepare_fs(void)
+{
+	char path[4096];
+	size_t k;
+	int c;
+
+	for (k = 0; k < N_FS_KINDS; k++)
+		for (c = 0; c < 2; c++) {
+			snprintf(path, sizeof path, "%s/fs-%s-%d", dir, fs_kinds[k].name, c);
+			make_shape(path, fs_kinds[k].cases[c].shape);
+			snprintf(path, sizeof path, "%s/fs-%s-%d.kernel", dir, fs_kinds[k].name, c);
+			make_shape(path, fs_kinds[k].cases[c].shape);
+		}
+}
+
+/* On a read-only filesystem a descriptor open for writing cannot exist:
+ * the same kind opened read-only is what a caller can have. */
+static int open_parity(const char *path, int flags, int *downgraded)
+{
+	int fd = open(path, flags);
+
+	*downgraded = 0;
+	if (fd < 0 && errno == EROFS) {
+		*downgraded = 1;
+		fd = open(path, (flags & ~O_ACCMODE) | O_RDONLY);
+	}
+	return fd;
+}
+
+static int64_t path_blocks(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (int64_t)st.st_blocks : -1;
+}
+
+/* LIBFALLOCATE_EMULATION=always, as the library reads it. */
+static int forced_by_env(void)
+{
+	const char *e = getenv("LIBFALLOCATE_EMULATION");
+
+	return e && !strcmp(e, "always");
+}
+
+static int parity_case(const struct fs_kind *k, char *why, size_t whylen)
+{
+	char path[4096], twin[4096], label[256];
+	unsigned char *old = NULL;
+	int64_t old_size, old_blocks, bad, want;
+	struct range r;
+	int fd = -1, fdk = -1, kernel, err, down, i, ok = 1;
+	/* the kind's own call, then calls every kernel refuses */
+	int64_t offs[3], lens[3];
+
+	snprintf(path, sizeof path, "%s/p-%s", dir, k->name);
+	snprintf(twin, sizeof twin, "%s/p-%s.kernel", dir, k->name);
+	old_size = path_size(path);
+	old_blocks = path_blocks(path);
+	r = fs_range(k->cases[0].range, old_size);
+	offs[0] = r.off, lens[0] = r.len;
+	offs[1] = r.off, lens[1] = 0;   /* EINVAL */
+	offs[2] = -4096, lens[2] = 4096; /* EINVAL */
+	snprintf(label, sizeof label, "%s", k->name);
+	old = read_all(path, old_size);
+	fdk = open_parity(twin, k->flags, &down);
+	fd = open_parity(path, k->flags, &down);
+	if (fd < 0 && fdk < 0 && (k->flags & O_DIRECT) && errno == EINVAL) {
+		snprintf(why, whylen, "open(O_DIRECT): EINVAL, this filesystem refuses it");
+		ok = -1;
+		goto out;
+	}
+	CHECK(fd >= 0 && fdk >= 0, "open: %s", strerror(errno));
+	for (i = 2; i >= 0; i--) { /* the refused calls first: the file is intact */
+		kernel = native_fallocate(fdk, 0, offs[i], lens[i]);
+		errno = EDOM;
+		err = allocate(fd, offs[i], lens[i]);
+		CHECK(errno == EDOM, "off=%lld len=%lld: errno changed to %s", (long long)offs[i],
+		      (long long)lens[i], err_name(errno));
+		want = old_size > offs[i] + lens[i] ? old_size : offs[i] + lens[i];
+		if (kernel || err) {
+			/* Only the emulation may fail where the kernel
+			 * allocates (it cannot write on hugetlbfs). */
+			CHECK(err == kernel || (kernel == 0 && forced_by_env()),
+			      "off=%lld len=%lld: %s, the kernel %s", (long long)offs[i],
+			      (long long)lens[i], err_name(err), err_name(kernel));
+			CHECK(path_size(path) == old_size, "off=%lld len=%lld: %s, but size %lld, was %lld",
+			      (long long)offs[i], (long long)lens[i], err_name(err),
+			      (long long)path_size(path), (long long)old_size);
+			bad = first_difference(path, old, old_size, old_size);
+			CHECK(bad < 0, "off=%lld len=%lld: %s, but byte %lld changed",
+			      (long long)offs[i], (long long)lens[i], err_name(err), (long long)bad);
+			CHECK(path_blocks(path) == old_blocks, "off=%lld len=%lld: %s, but st_blocks %lld, was %lld",
+			      (long long)offs[i], (long long)lens[i], err_name(err),
+			      (long long)path_blocks(path), (long long)old_blocks);
+			if (i == 0)
+				snprintf(why, whylen, "%s%s from both", down ? "opened read-only (EROFS), " : "",
+					 err_name(kernel ? kernel : err));
+			if (i == 0 && kernel == 0)
+				snprintf(why, whylen, "the kernel allocates; ours %s, nothing changed",
+					 err_name(err));
+		} else {
+			CHECK(path_size(path) == want, "size %lld, wanted %lld",
+			      (long long)path_size(path), (long long)want);
+			bad = first_difference(path, old, old_size, want);
+			CHECK(bad < 0, "byte %lld is not what it should be", (long long)bad);
+			snprintf(why, whylen, "0 from both");
+		}
+	}
+out:
+	if (ok == 0)
+		snprintf(why, whylen, "%s", fail_reason);
+	if (fd >= 0)
+		close(fd);
+	if (fdk >= 0)
+		close(fdk);
+	free(old);
+	return ok;
+}
+
+static void parity(void)
+{
+	size_t k;
+
+	for (k = 0; k < N_FS_KINDS; k++) {
+		char why[1024];
+		int r = parity_case(&fs_kinds[k], why, sizeof why);
+
+		tally(r);
+		printf("KIND %s %s %s\n", fs_kinds[k].name, r > 0 ? "PASS" : r ? "SKIP" : "FAIL",
+		       why);
+	}
+}
+
 static int native(void)
 {
 	char path[4096];
@@ -524,7 +952,14 @@ int main(int argc, char **argv)
 			use_public = 1;
 		else if (!strcmp(argv[1], "-k"))
 			old_kernel = 1;
-		else
+		else if (!strcmp(argv[1], "-S"))
+			trust_blocks = 1;
+		else if (!strcmp(argv[1], "-c"))
+			preset = 1;
+		else if (!strcmp(argv[1], "-b") && argc > 2) {
+			backing_dir = argv[2];
+			argv++, argc--;
+		} else
 			break;
 	}
 	if (old_kernel && refuse_pwritev2() != 0) {
@@ -532,7 +967,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: realfs-check [-p] [-k] matrix|enospc|efbig|native DIR\n");
+		fprintf(stderr, "usage: realfs-check [-p] [-k] [-S] [-c] [-b BACKING_DIR] "
+			"matrix|enospc|efbig|native|fs|prepare|prepare-fs|parity DIR\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -546,10 +982,20 @@ int main(int argc, char **argv)
 		enospc();
 	else if (!strcmp(mode, "efbig"))
 		efbig();
+	else if (!strcmp(mode, "fs"))
+		fs_matrix();
+	else if (!strcmp(mode, "prepare"))
+		prepare();
+	else if (!strcmp(mode, "prepare-fs"))
+		prepare_fs();
+	else if (!strcmp(mode, "parity"))
+		parity();
 	else {
 		fprintf(stderr, "realfs-check: unknown mode %s\n", mode);
 		return 2;
 	}
+	if (!strncmp(mode, "prepare", 7))
+		return 0;
 	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,
 	       use_public ? "public posix_fallocate" : "lfa_run_job, emulation forced",
 	       old_kernel ? "; pwritev2 refused" : "", passes, failures);
