@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # make check-fs (issue 10): the emulation on the filesystems users have, one
 # fresh filesystem at a time, every descriptor kind on each (realfs-check fs,
 # or realfs-check parity where only errors can be compared), then a table of
