@@ -541,10 +541,11 @@ struct fs_kind {
 static const struct fs_kind fs_kinds[] = {
 	{ "rdwr", O_RDWR, { { NEW, R_FROM0 }, { DATA, R_WHOLE } } },
 	{ "wronly", O_WRONLY, { { DATA, R_INSIDE }, { DATA, R_WHOLE } } },
-	/* 8 MiB on an empty file: where RWF_NOAPPEND is accepted but a lower
-	 * layer appends anyway, this leaves 16 MiB. */
-	{ "append", O_RDWR | O_APPEND, { { NEW, R_BIG }, { DATA, R_WHOLE } } },
-	{ "wronly-append", O_WRONLY | O_APPEND, { { DATA, R_ACROSS }, { DATA, R_INSIDE } } },
+	/* 8 MiB on an empty file, and holes inside a file: where RWF_NOAPPEND
+	 * is accepted but a lower layer appends anyway, zeros meant for a hole
+	 * land at the end of file. */
+	{ "append", O_RDWR | O_APPEND, { { NEW, R_BIG }, { SPARSE, R_WHOLE } } },
+	{ "wronly-append", O_WRONLY | O_APPEND, { { SPARSE, R_ACROSS }, { DATA, R_INSIDE } } },
 	{ "direct-aligned", O_RDWR | O_DIRECT, { { NEW, R_ALIGNED }, { DATA, R_ALIGNED } } },
 	{ "direct-unaligned", O_WRONLY | O_DIRECT, { { DATA, R_ACROSS }, { DATA, R_1BYTE } } },
 	{ "dsync", O_RDWR | O_DSYNC, { { NEW, R_BIG }, { DATA, R_ACROSS } } },
