@@ -17,12 +17,13 @@
 
 sshd_bin=$(command -v sshd 2> /dev/null || echo /usr/sbin/sshd)
 
-# Whether some sshd other than a zombie runs (one of ours, once killed, may
-# be a zombie until init reaps it).
+# Whether some sshd (or sshd-session) other than a zombie runs: one of ours,
+# once ended, may be a zombie until init reaps it.
 sshd_running() {
-	ps -e -o stat=,comm= | awk '$2 == "sshd" && $1 !~ /^Z/ { f = 1 } END { exit !f }'
+	ps -e -o stat=,comm= | awk '$2 ~ /^sshd(-|$)/ && $1 !~ /^Z/ { f = 1 } END { exit !f }'
 }
 
+# shellcheck disable=SC2034 # $why and the sshd_ variables are for the caller
 sshd_start() {
 	_sshd_dir=$1 _sshd_hook=$2 _sshd_sftp=${3:-internal-sftp}
 	why="ssh (openssh-client) is not installed"
