@@ -148,60 +148,25 @@ if wanted 5; then
 	fi
 fi
 
-# sshfs over 127.0.0.1 only: a throwaway sshd with keys made for this run.
-# Not in a subshell: what it starts must be undone by this shell's trap.
-# Says why in $why.
+# sshfs over 127.0.0.1 only: a throwaway sshd with keys made for this run
+# (tests/sshd-lib.sh).  Not in a subshell: what it starts must be undone by
+# this shell's trap.  Says why in $why.
+. "$top_srcdir/tests/sshd-lib.sh"
 sshfs_setup() {
-	local ssh=$work/ssh port sshd
 	why="needs root (sshd, FUSE mount)"
 	is_root || return 1
-	sshd=$(command -v sshd || echo /usr/sbin/sshd)
 	why="openssh-server is not installed"
-	[ -x "$sshd" ] || return 1
+	[ -x "$sshd_bin" ] || return 1
 	why="sshfs is not installed"
 	command -v sshfs > /dev/null || return 1
 	why="no /dev/fuse"
 	[ -e /dev/fuse ] || return 1
-	mkdir -p "$ssh" "$work/remote" "$work/sshfs"
-	ssh-keygen -q -t ed25519 -N '' -f "$ssh/host_key"
-	ssh-keygen -q -t ed25519 -N '' -f "$ssh/user_key"
-	cp "$ssh/user_key.pub" "$ssh/authorized_keys"
-	if ! [ -d /run/sshd ]; then # sshd's privilege separation directory
-		mkdir -p /run/sshd
-		on_exit "rmdir /run/sshd"
-	fi
-	for port in $(shuf -i 20000-60000 -n 5); do
-		cat > "$ssh/sshd_config" <<-EOF
-			ListenAddress 127.0.0.1
-			Port $port
-			HostKey $ssh/host_key
-			AuthorizedKeysFile $ssh/authorized_keys
-			PidFile $ssh/sshd.pid
-			PermitRootLogin prohibit-password
-			PasswordAuthentication no
-			KbdInteractiveAuthentication no
-			UsePAM no
-			StrictModes no
-			Subsystem sftp internal-sftp
-		EOF
-		"$sshd" -D -e -f "$ssh/sshd_config" 2> "$ssh/sshd.log" &
-		sshd_pid=$!
-		on_exit "kill $sshd_pid 2>/dev/null; wait $sshd_pid 2>/dev/null"
-		sleep 0.5
-		kill -0 $sshd_pid 2> /dev/null || continue
-		if sshfs -p "$port" "root@127.0.0.1:$work/remote" "$work/sshfs" \
-			-o IdentityFile="$ssh/user_key",IdentitiesOnly=yes,BatchMode=yes \
-			-o StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,LogLevel=ERROR \
-			2> "$ssh/sshfs.log"; then
-			on_exit "umount '$work/sshfs'"
-			why="sshfs on 127.0.0.1:$port"
-			return 0
-		fi
-		why="sshfs failed: $(tail -n 1 "$ssh/sshfs.log")"
-		return 1
-	done
-	why="sshd did not start: $(tail -n 1 "$ssh/sshd.log")"
-	return 1
+	mkdir -p "$work/remote" "$work/sshfs"
+	sshd_start "$work/ssh" on_exit || return 1
+	sshfs -F "$sshd_ssh_config" "127.0.0.1:$work/remote" "$work/sshfs" 2> "$work/ssh/sshfs.log" ||
+		{ why="sshfs failed: $(tail -n 1 "$work/ssh/sshfs.log")"; return 1; }
+	on_exit "umount '$work/sshfs'"
+	why="sshfs on 127.0.0.1:$sshd_port"
 }
 
 if wanted 6; then

@@ -15,6 +15,7 @@
 # engine's reopened-descriptor path instead of RWF_NOAPPEND: a way to see the
 # matrix pass where RWF_NOAPPEND is not honoured by a lower layer.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/sshd-lib.sh"
 REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs-check-public
 [ "$(id -u)" = 0 ] || skip "not root: make check-fs mounts filesystems and starts sshd"
 [ -x "$REALFS_CHECK_PUBLIC" ] || fail "$REALFS_CHECK_PUBLIC is not built"
@@ -29,31 +30,22 @@ checker_opts=""
 # Never under $scratch (lib.sh removes it at exit and must not reach into a
 # mount that failed to go away).
 work=$(mktemp -d "${TMPDIR:-/tmp}/lfa-check-fs.XXXXXX") || exit 99
-mounts="" loops="" pids="" restores=""
+mounts="" loops="" restores=""
 results=$scratch/results
 : > "$results"
 
 teardown() {
 	# FUSE daemons and overlays first (they sit on the images), then the
-	# daemons they talk to, then the images.
+	# daemons they talk to and the rest (restores), then the images.
 	for m in $mounts; do
 		umount "$m" 2>/dev/null || { sleep 1; umount "$m" 2>/dev/null; } ||
 			umount -l "$m" 2>/dev/null || echo "# cannot unmount $m"
 	done
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-		# not our child once the row is over: wait by polling
-		n=0
-		while kill -0 "$p" 2>/dev/null && [ $n -lt 50 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
-	done
+	eval "$restores"
 	for l in $loops; do
 		losetup -d "$l" 2>/dev/null
 	done
-	eval "$restores"
-	mounts="" loops="" pids="" restores=""
+	mounts="" loops="" restores=""
 }
 final_cleanup() {
 	teardown
@@ -64,9 +56,8 @@ final_cleanup() {
 on_exit final_cleanup
 trap 'exit 99' HUP INT TERM # the EXIT trap then undoes everything
 
-# mounted DIR, started PID, looped DEV, restore CMD: register for teardown.
+# mounted DIR, looped DEV, restore CMD: register for teardown.
 mounted() { mounts="$1 $mounts"; }
-started() { pids="$1 $pids"; }
 looped() { loops="$1 $loops"; }
 restore() { restores="$1; $restores"; }
 
@@ -162,58 +153,23 @@ setup_overlay_ext4() { overlay ext4; }
 setup_overlay_ext3_copy_up() { overlay ext3 copy-up; }
 setup_overlay_ext4_copy_up() { overlay ext4 copy-up; }
 
-# sshfs over 127.0.0.1: an sshd of our own (config, host key, user key in
-# $work), on a free port, killed by PID at teardown; files on ext3.
+# sshfs over 127.0.0.1: an sshd of our own (tests/sshd-lib.sh: config,
+# host key, user key in $work), on a free port, killed by PID at teardown;
+# files on ext3.
 setup_sshfs() {
-	sshd=$(command -v sshd || echo /usr/sbin/sshd)
-	[ -x "$sshd" ] || { why="openssh-server is not installed"; return 1; }
+	[ -x "$sshd_bin" ] || { why="openssh-server is not installed"; return 1; }
 	command -v sshfs > /dev/null || { why="sshfs is not installed"; return 1; }
 	need_fuse || return 1
 	mkfs_mount sshfs-ext3 ext3 64M "-q -F" "" || return 1
 	BACK=$MNT
 	ssh=$(new_dir ssh)
-	ssh-keygen -q -t ed25519 -N '' -f "$ssh/host_key" < /dev/null || exit 99
-	ssh-keygen -q -t ed25519 -N '' -f "$ssh/user_key" < /dev/null || exit 99
-	cp "$ssh/user_key.pub" "$ssh/authorized_keys"
-	if ! [ -d /run/sshd ]; then # sshd's privilege separation directory
-		mkdir -p /run/sshd
-		# ours is killed by then; another sshd started meanwhile needs it
-		restore "pgrep -x sshd > /dev/null || rmdir /run/sshd 2>/dev/null"
-	fi
+	sshd_start "$ssh" restore
+	case $? in 0) ;; 1) return 1 ;; *) echo "check-fs: $why" >&2; exit 99 ;; esac
 	MNT=$(new_dir sshfs)
-	for port in $(shuf -i 20000-60000 -n 5); do
-		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && continue
-		cat > "$ssh/sshd_config" <<-EOF
-			ListenAddress 127.0.0.1
-			Port $port
-			HostKey $ssh/host_key
-			AuthorizedKeysFile $ssh/authorized_keys
-			PidFile none
-			PermitRootLogin prohibit-password
-			PasswordAuthentication no
-			KbdInteractiveAuthentication no
-			UsePAM no
-			StrictModes no
-			Subsystem sftp internal-sftp
-		EOF
-		"$sshd" -D -e -f "$ssh/sshd_config" < /dev/null 2> "$ssh/sshd.log" &
-		started $!
-		sleep 0.5
-		kill -0 $! 2>/dev/null || continue
-		echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$ssh/host_key.pub")" > "$ssh/known_hosts"
-		if sshfs -p "$port" "root@127.0.0.1:$BACK" "$MNT" \
-			-o IdentityFile="$ssh/user_key",IdentitiesOnly=yes,BatchMode=yes \
-			-o StrictHostKeyChecking=yes,UserKnownHostsFile="$ssh/known_hosts" \
-			-o ConnectTimeout=10,LogLevel=ERROR < /dev/null 2> "$ssh/sshfs.log"; then
-			mounted "$MNT"
-			note "sshfs: sshd pid $! on 127.0.0.1:$port"
-			return 0
-		fi
-		why="sshfs failed: $(tail -n 1 "$ssh/sshfs.log")"
-		return 1
-	done
-	why="sshd did not start: $(tail -n 1 "$ssh/sshd.log")"
-	return 1
+	sshfs -F "$sshd_ssh_config" "127.0.0.1:$BACK" "$MNT" < /dev/null 2> "$ssh/sshfs.log" ||
+		{ why="sshfs failed: $(tail -n 1 "$ssh/sshfs.log")"; return 1; }
+	mounted "$MNT"
+	note "sshfs: sshd pid $sshd_pid on 127.0.0.1:$sshd_port"
 }
 
 setup_ntfs_3g() {

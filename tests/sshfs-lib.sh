@@ -3,84 +3,33 @@
 # Sourced by the tests that run real programs on sshfs (a FUSE filesystem
 # without fallocate, where SEEK_HOLE and st_blocks cannot be trusted and
 # whose server opens files with the caller's O_APPEND).  mount_sshfs starts
-# a throwaway sshd on 127.0.0.1 with its own host and user keys in the
-# scratch directory, and mounts a directory of the scratch directory
-# through it; everything is unmounted, killed by PID and removed at exit,
-# on failure too.  Needs root (sshd, FUSE mounts); skips otherwise.
+# a throwaway sshd on 127.0.0.1 (tests/sshd-lib.sh) with its own host and
+# user keys in the scratch directory, and mounts a directory of the scratch
+# directory through it; everything is unmounted, killed by PID and
+# removed at exit, on failure too.  Needs root (sshd, FUSE mounts); skips otherwise.
 . "${top_srcdir:-.}/tests/preload-lib.sh"
+. "${top_srcdir:-.}/tests/sshd-lib.sh"
 
 mount_sshfs() {
 	[ "$(id -u)" = 0 ] || skip "not root: cannot run sshd and mount sshfs"
 	need_cmd sshfs
 	need_cmd ssh
 	need_cmd ssh-keygen
-	sshd=/usr/sbin/sshd
-	[ -x "$sshd" ] || skip "no $sshd (openssh-server)"
+	[ -x "$sshd_bin" ] || skip "no $sshd_bin (openssh-server)"
 	[ -c /dev/fuse ] || skip "no /dev/fuse"
 	sftp_server=
 	for s in /usr/lib/openssh/sftp-server /usr/libexec/openssh/sftp-server /usr/libexec/sftp-server; do
 		[ -x "$s" ] && { sftp_server=$s; break; }
 	done
 	[ -n "$sftp_server" ] || skip "no sftp-server"
-	# sshd refuses to start without its privilege separation directory.
-	# Made here, it goes at exit unless another sshd (started meanwhile)
-	# may need it.
-	if [ ! -d /run/sshd ]; then
-		mkdir -m 755 /run/sshd || skip "cannot create /run/sshd"
-		on_exit "pgrep -x sshd > /dev/null || rmdir /run/sshd 2> /dev/null"
-	fi
-
-	k=$scratch/sshd
-	mkdir -m 700 "$k"
-	ssh-keygen -q -t ed25519 -N '' -f "$k/host" || fail "ssh-keygen (host)"
-	ssh-keygen -q -t ed25519 -N '' -f "$k/user" || fail "ssh-keygen (user)"
-	cp "$k/user.pub" "$k/authorized_keys"
-	sshd_port=$("$PYTHON" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])') || fail "no free port"
-	cat > "$k/sshd_config" <<EOF
-ListenAddress 127.0.0.1:$sshd_port
-HostKey $k/host
-PidFile none
-AuthorizedKeysFile $k/authorized_keys
-AuthenticationMethods publickey
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-UsePAM no
-StrictModes no
-Subsystem sftp $sftp_server
-EOF
-	cat > "$k/ssh_config" <<EOF
-Host 127.0.0.1
-	Port $sshd_port
-	User root
-	IdentityFile $k/user
-	IdentitiesOnly yes
-	BatchMode yes
-	StrictHostKeyChecking no
-	UserKnownHostsFile /dev/null
-	GlobalKnownHostsFile /dev/null
-	LogLevel ERROR
-EOF
-	"$sshd" -D -e -f "$k/sshd_config" 2> "$k/sshd.log" &
-	sshd_pid=$!
-	on_exit "kill $sshd_pid 2> /dev/null; wait $sshd_pid 2> /dev/null"
-	up=
-	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		if ssh -F "$k/ssh_config" 127.0.0.1 true 2> /dev/null; then up=1; break; fi
-		kill -0 "$sshd_pid" 2> /dev/null || break
-		sleep 0.25
-	done
-	[ -n "$up" ] || skip "the throwaway sshd did not accept us: $(cat "$k/sshd.log")"
+	sshd_start "$scratch/sshd" on_exit "$sftp_server"
+	case $? in 0) ;; 1) skip "$why" ;; *) fail "$why" ;; esac
 
 	remote=$scratch/remote
 	sshfs_dir=$scratch/sshfs
 	mkdir -p "$remote" "$sshfs_dir"
-	sshfs -F "$k/ssh_config" "127.0.0.1:$remote" "$sshfs_dir" 2> "$k/sshfs.log" ||
-		skip "sshfs mount failed: $(cat "$k/sshfs.log")"
+	sshfs -F "$sshd_ssh_config" "127.0.0.1:$remote" "$sshfs_dir" 2> "$scratch/sshd/sshfs.log" ||
+		skip "sshfs mount failed: $(cat "$scratch/sshd/sshfs.log")"
 	on_exit "umount $sshfs_dir 2> /dev/null || umount -l $sshfs_dir"
 	# The point of this filesystem is that it cannot allocate.
 	if command -v fallocate > /dev/null 2>&1 && fallocate -l 4096 "$sshfs_dir/probe" 2> /dev/null; then

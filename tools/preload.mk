@@ -70,7 +70,8 @@ PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
 	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
 	tests/secure-mode.sh tests/install.sh tests/exports.sh
 TESTS += $(PRELOAD_TESTS)
-EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh
+EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh \
+	tests/sshd-lib.sh
 # The tests run the build tree's wrapper on the build tree's library.
 AM_TESTS_ENVIRONMENT += \
 	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
