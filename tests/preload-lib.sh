@@ -156,3 +156,15 @@ need_preloadable() {
 	[ "$(head -c 4 "$exe" | od -An -c | tr -d ' ')" = '177ELF' ] || return 0
 	need_same_class "$FALLOCATE_PRELOAD_LIBRARY" "$exe"
 }
+
+# python3 FILE HOW LEN with this program: os.posix_fallocate(fd, 0, LEN) on
+# FILE opened HOW (wronly or append); prints the answer, exits 1 on error.
+py_allocate='import os, sys
+flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
+fd = os.open(sys.argv[1], flags)
+try:
+    os.posix_fallocate(fd, 0, int(sys.argv[3]))
+except OSError as e:
+    print("posix_fallocate:", os.strerror(e.errno))
+    sys.exit(1)
+print("posix_fallocate: ok")'

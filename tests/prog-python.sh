@@ -11,15 +11,6 @@ need_preloadable "$PYTHON"
 pick_envs
 
 len=$((8 * MiB))
-alloc='import os, sys
-flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
-fd = os.open(sys.argv[1], flags)
-try:
-    os.posix_fallocate(fd, 0, int(sys.argv[3]))
-except OSError as e:
-    print("posix_fallocate:", os.strerror(e.errno))
-    sys.exit(1)
-print("posix_fallocate: ok")'
 
 for env in $envs; do
 	enter_env "$env"
@@ -27,7 +18,7 @@ for env in $envs; do
 	for how in wronly append; do
 		f=$dir/$how
 		cp "$dir/data" "$f"
-		without "$PYTHON" -c "$alloc" "$f" $how $len
+		without "$PYTHON" -c "$py_allocate" "$f" $how $len
 		expect_fail_rc "python3 $how"
 		case $env in
 		ext3) expect_out 'posix_fallocate: Bad file descriptor' "glibc's EBADF on $how" ;;
@@ -35,7 +26,7 @@ for env in $envs; do
 		esac
 		[ "$(file_size "$f")" = 65536 ] || fail "$env: the failed call changed the size"
 
-		with "$PYTHON" -c "$alloc" "$f" $how $len
+		with "$PYTHON" -c "$py_allocate" "$f" $how $len
 		expect_rc 0 "python3 $how under fallocate-preload"
 		expect_out '^posix_fallocate: ok' "python3 $how"
 		expect_emulated "python3 $how"

@@ -256,6 +256,47 @@ static int64_t first_difference(const char *path, const unsigned char *old, int6
 	return bad;
 }
 
+/* After a successful call: the caller's offset where it was, the size
+ * wanted, the old bytes and zeros after them.  NULL, or what is wrong. */
+static const char *result_broken(int fd, off_t pos, const char *path, const unsigned char *old,
+				 int64_t old_size, int64_t want)
+{
+	static char why[160];
+	int64_t bad;
+
+	if (lseek(fd, 0, SEEK_CUR) != pos)
+		snprintf(why, sizeof why, "caller's offset moved to %lld",
+			 (long long)lseek(fd, 0, SEEK_CUR));
+	else if (path_size(path) != want)
+		snprintf(why, sizeof why, "size %lld, wanted %lld", (long long)path_size(path),
+			 (long long)want);
+	else if ((bad = first_difference(path, old, old_size, want)) >= 0)
+		snprintf(why, sizeof why, "byte %lld is not what it should be (old size %lld)",
+			 (long long)bad, (long long)old_size);
+	else
+		return NULL;
+	return why;
+}
+
+/* After the call, the caller's O_APPEND descriptor still appends at the
+ * end: NULL, or what went wrong. */
+static const char *append_broken(int fd, const char *path, const unsigned char *old,
+				 int64_t old_size, int64_t want)
+{
+	static char why[128];
+
+	if (write(fd, "tail!", 5) != 5) {
+		snprintf(why, sizeof why, "append write: %s", strerror(errno));
+		return why;
+	}
+	if (path_size(path) != want + 5) {
+		snprintf(why, sizeof why, "append landed elsewhere: size %lld",
+			 (long long)path_size(path));
+		return why;
+	}
+	return first_difference(path, old, old_size, want) < 0 ? NULL : "append overwrote data";
+}
+
 static int open_kind(const char *path, const struct fd_kind *k, const char *label)
 {
 	int fd = open(path, k->flags);
@@ -278,8 +319,8 @@ static int run_case(const char *path, const struct fd_kind *k, enum shape s,
 {
 	char label[256];
 	unsigned char *old;
-	int64_t old_size, want, pos, bad;
-	const char *how;
+	int64_t old_size, want, pos;
+	const char *how, *broken;
 	int fd, err, ok = 1;
 
 	snprintf(label, sizeof label, "%s/%s/%s off=%lld len=%lld", k->name, shape_names[s],
@@ -297,21 +338,13 @@ static int run_case(const char *path, const struct fd_kind *k, enum shape s,
 	pos = lseek(fd, 4321, SEEK_SET);
 	err = allocate(fd, r->off, r->len);
 	CHECK(err == 0, "posix_fallocate: %s", err_name(err));
-	CHECK(lseek(fd, 0, SEEK_CUR) == pos, "caller's offset moved to %lld",
-	      (long long)lseek(fd, 0, SEEK_CUR));
-	CHECK(path_size(path) == want, "size %lld, wanted %lld", (long long)path_size(path),
-	      (long long)want);
-	bad = first_difference(path, old, old_size, want);
-	CHECK(bad < 0, "byte %lld changed (old size %lld)", (long long)bad, (long long)old_size);
+	broken = result_broken(fd, pos, path, old, old_size, want);
+	CHECK(!broken, "%s", broken);
 	CHECK(range_allocated(path, r->off, r->off + r->len, &how), "a hole left in the range (by %s)",
 	      how);
 	if (k->flags & O_APPEND) {
-		static const char tail[] = "tail!";
-
-		CHECK(write(fd, tail, 5) == 5, "append write: %s", strerror(errno));
-		CHECK(path_size(path) == want + 5, "append landed elsewhere: size %lld",
-		      (long long)path_size(path));
-		CHECK(first_difference(path, old, old_size, want) < 0, "append overwrote data");
+		broken = append_broken(fd, path, old, old_size, want);
+		CHECK(!broken, "%s", broken);
 	}
 out:
 	if (fd >= 0)
@@ -617,9 +650,9 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 {
 	char path[4096], twin[4096], back[4096], label[256];
 	unsigned char *old = NULL;
-	int64_t old_size, want, pos, bad, kernel_size;
+	int64_t old_size, want, pos, kernel_size;
 	struct range r;
-	const char *how;
+	const char *how, *broken;
 	int fd = -1, err, kernel, ok = 1;
 
 	snprintf(path, sizeof path, "%s/fs-%s-%d", dir, k->name, (int)(c - k->cases));
@@ -651,13 +684,8 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 		      (long long)path_size(path), (long long)kernel_size);
 	}
 	CHECK(err == 0, "posix_fallocate: %s", err_name(err));
-	CHECK(lseek(fd, 0, SEEK_CUR) == pos, "caller's offset moved to %lld",
-	      (long long)lseek(fd, 0, SEEK_CUR));
-	CHECK(path_size(path) == want, "size %lld, wanted %lld", (long long)path_size(path),
-	      (long long)want);
-	bad = first_difference(path, old, old_size, want);
-	CHECK(bad < 0, "byte %lld is not what it should be (old size %lld)", (long long)bad,
-	      (long long)old_size);
+	broken = result_broken(fd, pos, path, old, old_size, want);
+	CHECK(!broken, "%s", broken);
 	if (backing_dir) {
 		/* What FUSE or overlayfs passed down must have reached the
 		 * backing file before it is looked at there. */
@@ -674,12 +702,8 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 		      "a hole left in the range (by %s)", how);
 	}
 	if (k->flags & O_APPEND) {
-		static const char tail[] = "tail!";
-
-		CHECK(write(fd, tail, 5) == 5, "append write: %s", strerror(errno));
-		CHECK(path_size(path) == want + 5, "append landed elsewhere: size %lld",
-		      (long long)path_size(path));
-		CHECK(first_difference(path, old, old_size, want) < 0, "append overwrote data");
+		broken = append_broken(fd, path, old, old_size, want);
+		CHECK(!broken, "%s", broken);
 	}
 out:
 	if (ok == 0)
@@ -941,7 +965,16 @@ static int refuse_pwritev2(void)
 
 int main(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} modes[] = {
+		{ "matrix", matrix }, { "enospc", enospc },     { "efbig", efbig },
+		{ "fs", fs_matrix },  { "prepare", prepare },   { "prepare-fs", prepare_fs },
+		{ "parity", parity },
+	};
 	const char *mode;
+	size_t m;
 	int old_kernel = 0;
 
 	unsetenv("LIBFALLOCATE_EMULATE_FALLOCATE"); /* fallocate() is the kernel's */
@@ -977,24 +1010,13 @@ int main(int argc, char **argv)
 	dir = argv[2];
 	if (!strcmp(mode, "native"))
 		return native();
-	else if (!strcmp(mode, "matrix"))
-		matrix();
-	else if (!strcmp(mode, "enospc"))
-		enospc();
-	else if (!strcmp(mode, "efbig"))
-		efbig();
-	else if (!strcmp(mode, "fs"))
-		fs_matrix();
-	else if (!strcmp(mode, "prepare"))
-		prepare();
-	else if (!strcmp(mode, "prepare-fs"))
-		prepare_fs();
-	else if (!strcmp(mode, "parity"))
-		parity();
-	else {
+	for (m = 0; m < sizeof modes / sizeof modes[0] && strcmp(mode, modes[m].name); m++)
+		;
+	if (m == sizeof modes / sizeof modes[0]) {
 		fprintf(stderr, "realfs-check: unknown mode %s\n", mode);
 		return 2;
 	}
+	modes[m].run();
 	if (!strncmp(mode, "prepare", 7))
 		return 0;
 	printf("# %s %s (%s%s): %d passed, %d failed\n", mode, dir,

@@ -59,24 +59,15 @@ enter_sshfs() {
 sshfs_python_case() { # HOW
 	how=$1
 	len=$((8 * MiB))
-	alloc='import os, sys
-flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
-fd = os.open(sys.argv[1], flags)
-try:
-    os.posix_fallocate(fd, 0, int(sys.argv[3]))
-except OSError as e:
-    print("posix_fallocate:", os.strerror(e.errno))
-    sys.exit(1)
-print("posix_fallocate: ok")'
 	head -c 65536 /dev/urandom > "$scratch/data"
 	f=$dir/$how
 	cp "$scratch/data" "$f"
-	without "$PYTHON" -c "$alloc" "$f" "$how" $len
+	without "$PYTHON" -c "$py_allocate" "$f" "$how" $len
 	expect_fail_rc "python3 $how on sshfs"
 	expect_out 'posix_fallocate: Bad file descriptor' "glibc's EBADF on $how"
 	[ "$(file_size "$remote_dir/$how")" = 65536 ] || fail "sshfs: the failed call changed the size"
 
-	with "$PYTHON" -c "$alloc" "$f" "$how" $len
+	with "$PYTHON" -c "$py_allocate" "$f" "$how" $len
 	expect_rc 0 "python3 $how on sshfs under fallocate-preload"
 	expect_out '^posix_fallocate: ok' "python3 $how"
 	expect_emulated "python3 $how"
