@@ -16,9 +16,10 @@ tests_realfs_check_public_LDADD = libfallocate.la
 tests_realfs_check_public_LDFLAGS = -no-install
 tests_fuzz_SOURCES = tests/fuzz.c tests/realfs-util.h
 tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
-tests_fuzz_LDADD = libfallocate-core.la
+tests_fuzz_LDADD = libfallocate-core.la -lpthread
 
-REALFS_TESTS = tests/realfs.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh
+REALFS_TESTS = tests/realfs.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh \
+	tests/fuzz-replay.sh
 TESTS += $(REALFS_TESTS)
 EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
 
