@@ -29,3 +29,15 @@ fuzz: tests/fuzz
 	@$(AM_TESTS_ENVIRONMENT) FUZZ_OPS='$(N)' FUZZ_SEED='$(SEED)' FUZZ_LONG=1 \
 		$(SHELL) $(srcdir)/tests/fuzz.sh
 .PHONY: fuzz
+
+# make window: markers another writer wrote inside the range that a call
+# zeroed, libfallocate against glibc's emulation (tests/window.c); built by
+# make check, run only by hand.
+check_PROGRAMS += tests/window
+tests_window_SOURCES = tests/window.c
+tests_window_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_window_LDADD = libfallocate-core.la -lpthread -ldl
+EXTRA_DIST += tests/window.sh
+window: tests/window
+	@$(AM_TESTS_ENVIRONMENT) WINDOW_SECONDS='$(T)' $(SHELL) $(srcdir)/tests/window.sh
+.PHONY: window
