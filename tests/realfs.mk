@@ -22,9 +22,10 @@ tests_realfs_check_public_LDADD = libfallocate.la
 tests_realfs_check_public_LDFLAGS = -no-install
 tests_fuzz_SOURCES = tests/fuzz.c tests/realfs-util.h
 tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
-tests_fuzz_LDADD = libfallocate-core.la
+tests_fuzz_LDADD = libfallocate-core.la -lpthread
 
-REALFS_TESTS = tests/realfs.sh tests/realfs-edges.sh tests/realfs-seccomp.sh tests/syscall-count.sh tests/fuzz.sh
+REALFS_TESTS = tests/realfs.sh tests/realfs-edges.sh tests/realfs-seccomp.sh \
+	tests/syscall-count.sh tests/fuzz.sh tests/fuzz-replay.sh
 TESTS += $(REALFS_TESTS)
 EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
 
@@ -44,3 +45,15 @@ EXTRA_DIST += tests/check-fs.sh
 check-fs: tests/realfs-check-public$(EXEEXT)
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/check-fs.sh
 .PHONY: check-fs
+
+# make window: markers another writer wrote inside the range that a call
+# zeroed, libfallocate against glibc's emulation (tests/window.c); built by
+# make check, run only by hand.
+check_PROGRAMS += tests/window
+tests_window_SOURCES = tests/window.c
+tests_window_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_window_LDADD = libfallocate-core.la -lpthread -ldl
+EXTRA_DIST += tests/window.sh
+window: tests/window
+	@$(AM_TESTS_ENVIRONMENT) WINDOW_SECONDS='$(T)' $(SHELL) $(srcdir)/tests/window.sh
+.PHONY: window
