@@ -85,7 +85,6 @@ int emul_refresh_size(struct emul_job *j)
 	if (fstat64(j->fd, &st) != 0)
 		return errno;
 	j->known_size = st.st_size;
-	j->seen_max = emul_max(j->seen_max, st.st_size);
 	return 0;
 }
 

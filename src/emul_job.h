@@ -18,7 +18,6 @@
 enum writer {
 	WRITE_BOUND,    /* pwritev on the job's descriptor (no O_APPEND) */
 	WRITE_PRIVATE,  /* pwritev on a descriptor reopened without O_APPEND/O_DIRECT */
-	WRITE_NOAPPEND, /* pwritev2(RWF_NOAPPEND), where the filesystem is known to honour it */
 	WRITE_APPEND,   /* appends, for append-only files: the only writes they take */
 };
 
@@ -38,7 +37,6 @@ struct emul_job {
 	uint32_t fs_type;
 
 	int64_t known_size;     /* the size last seen; anything may have changed it since */
-	int64_t seen_max;       /* the largest size seen or made: more means a misplaced write */
 
 	/* read-back: what buf holds, and which part of it was read after the
 	 * last write (only that part may justify a write) */
@@ -72,8 +70,8 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 void emul_wrote(struct emul_job *j) LFA_HIDDEN;
 void emul_release_map(struct emul_job *j) LFA_HIDDEN;
 
-/* Filesystems whose SEEK_HOLE reports real holes and that honour
- * RWF_NOAPPEND: local ones, not layers over another filesystem or a server. */
+/* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
+ * over another filesystem or a server. */
 int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
 /* Where an overwrite allocates anew, so zeros reserve nothing. */
 int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;

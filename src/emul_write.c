@@ -12,10 +12,6 @@
 
 #include "emul_job.h"
 
-#ifndef RWF_NOAPPEND
-#define RWF_NOAPPEND 0x00000020 /* Linux 6.9; Debian 12's headers lack it */
-#endif
-
 /* Zeros go out from one page-aligned buffer in .bss, never written, so it
  * costs no memory and satisfies O_DIRECT's alignment. */
 #define ZERO_BUF_SIZE (64 * 1024)
@@ -29,7 +25,9 @@ static int private_writable(struct emul_job *j)
 /* An O_APPEND descriptor appends whatever offset it is given, and on
  * overlayfs and FUSE even pwritev2(RWF_NOAPPEND) is accepted and then
  * appended by the layer below: positional writes need a descriptor without
- * O_APPEND.  On 32-bit ABIs one without O_LARGEFILE cannot write past 2 GiB. */
+ * O_APPEND, or cannot be made (glibc says EBADF too).  A size check after
+ * the write could not tell a misplaced write from another writer's append.
+ * On 32-bit ABIs one without O_LARGEFILE cannot write past 2 GiB. */
 int emul_choose_writer(struct emul_job *j)
 {
 	int no_largefile = O_LARGEFILE && !(j->flags & O_LARGEFILE) && j->end > INT32_MAX;
@@ -42,31 +40,11 @@ int emul_choose_writer(struct emul_job *j)
 	}
 	if (!(j->flags & O_APPEND) && !no_largefile)
 		return 0;
-	if (private_writable(j)) {
-		j->writer = WRITE_PRIVATE;
-		j->direct = 0;
-		return 0;
-	}
-#if defined(HAVE_PWRITEV64V2) || (defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8)
-	if (!no_largefile && emul_local_fs(j->fs_type)) {
-		j->writer = WRITE_NOAPPEND;
-		return 0;
-	}
-#endif
-	return no_largefile ? EFBIG : EBADF; /* EBADF: glibc's answer on O_APPEND */
-}
-
-static ssize_t pwrite_noappend(int fd, const struct iovec *iov, int cnt, int64_t off)
-{
-#if defined(HAVE_PWRITEV64V2)
-	return pwritev64v2(fd, iov, cnt, off, RWF_NOAPPEND);
-#elif defined(HAVE_PWRITEV2) && SIZEOF_OFF_T == 8
-	return pwritev2(fd, iov, cnt, off, RWF_NOAPPEND);
-#else
-	(void)fd, (void)iov, (void)cnt, (void)off;
-	errno = EOPNOTSUPP;
-	return -1;
-#endif
+	if (!private_writable(j))
+		return (j->flags & O_APPEND) ? EBADF : EFBIG;
+	j->writer = WRITE_PRIVATE;
+	j->direct = 0;
+	return 0;
 }
 
 /* O_DIRECT takes aligned pieces only: those go direct, an unaligned head or
@@ -101,10 +79,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 		iov[cnt].iov_len = (size_t)emul_min(left, ZERO_BUF_SIZE);
 	}
 	j->rep->syscalls++;
-	if (j->writer == WRITE_NOAPPEND)
-		w = pwrite_noappend(fd, iov, cnt, off);
-	else
-		w = pwritev64(fd, iov, cnt, off);
+	w = pwritev64(fd, iov, cnt, off);
 	if (w < 0) {
 		err = errno;
 		if (err == EINTR)
@@ -116,9 +91,6 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 			j->direct = 0;
 			return 0;
 		}
-		/* A kernel before 6.9 refuses RWF_NOAPPEND. */
-		if (j->writer == WRITE_NOAPPEND && (err == EOPNOTSUPP || err == EINVAL))
-			return EBADF;
 		return err;
 	}
 	if (w == 0)
@@ -129,16 +101,5 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	if (j->writer == WRITE_APPEND)
 		return 0; /* landed at the end of file, wherever that was */
 	j->known_size = emul_max(j->known_size, off + w);
-	j->seen_max = emul_max(j->seen_max, off + w);
-	/* A layer that ignored RWF_NOAPPEND appended instead: the file grew
-	 * past everything seen.  Stop at once and say so. */
-	if (j->writer == WRITE_NOAPPEND) {
-		int64_t before = j->seen_max;
-
-		if ((err = emul_refresh_size(j)) != 0)
-			return err;
-		if (j->known_size > before)
-			return EIO;
-	}
 	return 0;
 }

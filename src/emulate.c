@@ -176,7 +176,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.flags = t->flags;
 	j.priv = -1;
 	j.data_at = -1;
-	j.known_size = j.seen_max = t->size;
+	j.known_size = t->size;
 	rep->emulated = 1;
 	describe_filesystem(&j);
 	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
