@@ -417,7 +417,8 @@ static int mark_later_piece(void)
 }
 
 /* The marker lands, right before the first write, in a piece that a later
- * write would cover. */
+ * write would cover: data at [0, 4 KiB) and [64 KiB, 68 KiB), holes around,
+ * so that one read-back piece holds two zero runs. */
 static void recheck_in(const char *dir, int64_t marker)
 {
 	char p[4200];
@@ -427,6 +428,7 @@ static void recheck_in(const char *dir, int64_t marker)
 	snprintf(p, sizeof p, "%s/recheck", dir);
 	unlink(p);
 	write_pattern_at(p, 0, 4096, 5);
+	write_pattern_at(p, 64 * KiB, 4096, 5);
 	fd = open(p, O_RDWR);
 	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
 	other_fd = open(p, O_WRONLY);
@@ -434,6 +436,7 @@ static void recheck_in(const char *dir, int64_t marker)
 	script("pwritev64", 1, 0, mark_later_piece);
 	ck_assert_int_eq(job(fd, 0, 16 * MiB, NULL, NULL), 0);
 	memcpy(want, old, 4096);
+	memcpy(want + 64 * KiB, old, 4096);
 	memcpy(want + marker, "marker", 6);
 	expect_bytes(p, want, 16 * MiB);
 	close(fd);
@@ -460,7 +463,8 @@ START_TEST(recheck_before_each_write_read_back)
 		rmdir(dir);
 		return;
 	}
-	recheck_in(dir, 3 * MiB); /* read back in 2 MiB pieces */
+	recheck_in(dir, 3 * MiB); /* a piece read back after the first write */
+	recheck_in(dir, 100 * KiB); /* the second zero run of the first piece */
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
 }
