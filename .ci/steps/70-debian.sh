@@ -65,6 +65,18 @@ build() { # ARCH
 build amd64
 build i386
 
+# Packages this machine kept from an earlier run (CI may run where a session
+# ran) would make the install an upgrade of the same version with other
+# files: start from none, and leave none behind.
+purge_ours() {
+	local installed
+	installed=$(dpkg-query -W -f '${Package}:${Architecture} ' 'libfallocate*' 2>/dev/null) || true
+	[ -z "$installed" ] ||
+		DEBIAN_FRONTEND=noninteractive dpkg --purge $installed > /dev/null 2>&1 || true
+}
+purge_ours
+trap 'purge_ours; rm -rf "$work"' EXIT
+
 echo "--- install amd64 and i386 side by side"
 debs=("$work"/amd64/libfallocate1_*.deb "$work"/amd64/libfallocate-dev_*.deb
 	"$work"/amd64/libfallocate-tools_*.deb "$work"/i386/libfallocate1_*.deb
