@@ -67,14 +67,13 @@ int emul_private_fd(struct emul_job *j)
 	return j->priv;
 }
 
-/* Read-back reads unaligned pieces, which an O_DIRECT descriptor refuses. */
+/* pread leaves the file offset alone, so the job's own descriptor serves
+ * when it reads; read-back reads unaligned pieces, which O_DIRECT refuses. */
 int emul_readable_fd(struct emul_job *j)
 {
-	int bound_reads = (j->flags & O_ACCMODE) == O_RDWR && !(j->flags & O_DIRECT);
-
-	if (emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY)
-		return j->priv;
-	return bound_reads ? j->fd : -1;
+	if ((j->flags & O_ACCMODE) == O_RDWR && !(j->flags & O_DIRECT))
+		return j->fd;
+	return emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY ? j->priv : -1;
 }
 
 int emul_refresh_size(struct emul_job *j)

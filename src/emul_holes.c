@@ -54,9 +54,10 @@ int emul_setup_map(struct emul_job *j)
 		j->rep->syscalls++;
 		j->buf = mmap(NULL, READ_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			      -1, 0);
-		if (j->buf == MAP_FAILED)
+		if (j->buf == MAP_FAILED) {
+			j->buf = NULL;
 			return errno;
-		j->buf_size = READ_CHUNK;
+		}
 	}
 	return 0;
 }
@@ -65,7 +66,7 @@ void emul_release_map(struct emul_job *j)
 {
 	if (j->buf) {
 		j->rep->syscalls++;
-		munmap(j->buf, j->buf_size);
+		munmap(j->buf, READ_CHUNK);
 		j->buf = NULL;
 	}
 }
@@ -166,7 +167,7 @@ static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64
 
 	if (pos < j->buf_pos || pos >= j->buf_end) {
 		j->buf_pos = j->buf_end = pos;
-		if ((err = read_back(j, pos, pos + emul_min(limit - pos, (int64_t)j->buf_size),
+		if ((err = read_back(j, pos, pos + emul_min(limit - pos, (int64_t)READ_CHUNK),
 				     &got)) != 0)
 			return err;
 		j->buf_end = pos + got;

@@ -40,8 +40,7 @@ struct emul_job {
 
 	/* read-back: what buf holds, and which part of it was read after the
 	 * last write (only that part may justify a write) */
-	unsigned char *buf;
-	size_t buf_size;
+	unsigned char *buf;     /* READ_CHUNK bytes */
 	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
 	/* SEEK_DATA: where the last hole found ended in data */
 	int64_t data_at;

@@ -22,6 +22,10 @@
 
 #include "emul_job.h"
 
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1; older headers lack it */
+#endif
+
 static int report_progress(struct emul_job *j, int64_t pos)
 {
 	uint64_t done = (uint64_t)(emul_min(pos, j->end) - j->offset);
@@ -133,9 +137,6 @@ static int sealed_against_writes(struct emul_job *j, int *err)
 		*err = EPERM;
 		return 1;
 	}
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
 	if (!(seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
 		return 0;
 	*err = emul_refresh_size(j);
