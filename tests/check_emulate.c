@@ -384,13 +384,8 @@ START_TEST(near_int64_max_on_ramfs)
 	unsigned char byte = 0;
 	int fd, err;
 
-	snprintf(dir, sizeof dir, "%s/ramfs", test_dir());
-	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	if (mount("ramfs", dir, "ramfs", 0, NULL) != 0) {
-		fprintf(stderr, "skipping INT64_MAX on ramfs: mount: %s\n", strerror(errno));
-		rmdir(dir);
+	if (scratch_ramfs(dir, sizeof dir, "INT64_MAX on ramfs") != 0)
 		return;
-	}
 	snprintf(path, sizeof path, "%s/f", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_LARGEFILE, 0600);
 	ck_assert_int_eq(ftruncate64(fd, INT64_MAX - 10), 0);
@@ -400,8 +395,7 @@ START_TEST(near_int64_max_on_ramfs)
 	ck_assert_int_eq(st.st_size, INT64_MAX);
 	ck_assert_int_eq(pread64(fd, &byte, 1, INT64_MAX - 11), 1);
 	close(fd);
-	umount2(dir, MNT_DETACH);
-	rmdir(dir);
+	unmount_scratch_ramfs(dir);
 	ck_assert_int_eq(err, 0);
 	ck_assert_int_eq(byte, 'x');
 	ck_assert_int_eq(rep.hole_map, LFA_MAP_READ);

@@ -456,17 +456,11 @@ START_TEST(recheck_before_each_write_read_back)
 {
 	char dir[4096];
 
-	snprintf(dir, sizeof dir, "%s/ramfs", test_dir());
-	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	if (mount("ramfs", dir, "ramfs", 0, NULL) != 0) {
-		fprintf(stderr, "skipping read-back recheck: mount ramfs: %s\n", strerror(errno));
-		rmdir(dir);
+	if (scratch_ramfs(dir, sizeof dir, "read-back recheck") != 0)
 		return;
-	}
 	recheck_in(dir, 3 * MiB); /* a piece read back after the first write */
 	recheck_in(dir, 100 * KiB); /* the second zero run of the first piece */
-	umount2(dir, MNT_DETACH);
-	rmdir(dir);
+	unmount_scratch_ramfs(dir);
 }
 END_TEST
 

@@ -209,15 +209,21 @@ static void fill_marker(unsigned char *buf, size_t n, unsigned seed)
 	}
 }
 
-static int write_both(const struct op *o)
+/* data[0, o->b) at o->a of both files. */
+static int pwrite_both(const struct op *o)
 {
-	fill_random(data, (size_t)o->b, o->arg);
 	if (pwrite(native_fd, data, (size_t)o->b, (off_t)o->a) != (ssize_t)o->b ||
 	    pwrite(emul_fd, data, (size_t)o->b, (off_t)o->a) != (ssize_t)o->b) {
 		printf("pwrite: %s\n", strerror(errno));
 		return 0;
 	}
 	return 1;
+}
+
+static int write_both(const struct op *o)
+{
+	fill_random(data, (size_t)o->b, o->arg);
+	return pwrite_both(o);
 }
 
 static int truncate_both(const struct op *o)
@@ -528,12 +534,7 @@ static int same_files(void)
 static int marker_both(const struct op *o)
 {
 	fill_marker(data, (size_t)o->b, o->arg);
-	if (pwrite(native_fd, data, (size_t)o->b, (off_t)o->a) != (ssize_t)o->b ||
-	    pwrite(emul_fd, data, (size_t)o->b, (off_t)o->a) != (ssize_t)o->b) {
-		printf("pwrite: %s\n", strerror(errno));
-		return 0;
-	}
-	return 1;
+	return pwrite_both(o);
 }
 
 static int apply(const struct op *o, const struct op *script, size_t n_script)

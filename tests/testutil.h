@@ -109,6 +109,27 @@ static inline const char *scratch_path(const char *name)
 	return p;
 }
 
+/* Mounts a fresh ramfs (where SEEK_HOLE reports no holes) at dir, a new
+ * directory of the test's scratch space; 0, or -1 after saying why the
+ * caller skips (not root, no ramfs).  unmount_scratch_ramfs undoes it. */
+static inline int scratch_ramfs(char *dir, size_t n, const char *what)
+{
+	snprintf(dir, n, "%s/ramfs", test_dir());
+	if (mkdir(dir, 0700) != 0)
+		abort();
+	if (mount("ramfs", dir, "ramfs", 0, NULL) == 0)
+		return 0;
+	fprintf(stderr, "skipping %s: mount ramfs: %s\n", what, strerror(errno));
+	rmdir(dir);
+	return -1;
+}
+
+static inline void unmount_scratch_ramfs(const char *dir)
+{
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+
 static inline void fill_pattern(unsigned char *buf, size_t n, unsigned seed)
 {
 	size_t i;
