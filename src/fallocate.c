@@ -19,10 +19,6 @@ int fallocate64(int fd, int mode, off64_t offset, off64_t len);
 
 #define LFA_EXPORT __attribute__((visibility("default")))
 
-/* A thin syscall wrapper, as glibc's: callers use fallocate() to learn what
- * the filesystem supports, so it emulates only when asked to
- * (LIBFALLOCATE_EMULATE_FALLOCATE=1), and only mode 0, the one mode whose
- * result zero-writing can reproduce. */
 /* The user reading the debug line of a failed mode-0 call wants to know
  * that it could have worked, and how. */
 static const char *switch_hint(int mode, int err, struct lfa_settings s)
@@ -33,6 +29,10 @@ static const char *switch_hint(int mode, int err, struct lfa_settings s)
 	       " fallocate-preload's --no-emulate-fallocate)";
 }
 
+/* A thin syscall wrapper, as glibc's: callers use fallocate() to learn what
+ * the filesystem supports, so it emulates only when asked to
+ * (LIBFALLOCATE_EMULATE_FALLOCATE=1), and only mode 0, the one mode whose
+ * result zero-writing can reproduce. */
 static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, int64_t len)
 {
 	struct lfa_settings s = lfa_settings(fd);

@@ -117,11 +117,9 @@ LFA_EXPORT int lfa_allocate(int fd, int64_t offset, int64_t len, const struct lf
 		err = lfa_run_job("lfa_allocate", fd, offset, len, INT64_MAX, &job, &job_rep);
 		fill_report(&out, &job, &job_rep);
 	}
-	/* A caller built with an older header has a shorter structure. */
 	if (rep) {
-		memcpy(rep, &out, rep_size < sizeof out ? rep_size : sizeof out);
-		if (rep_size > sizeof out)
-			memset((unsigned char *)rep + sizeof out, 0, rep_size - sizeof out);
+		memcpy(rep, &out, sizeof out);
+		memset((unsigned char *)rep + sizeof out, 0, rep_size - sizeof out);
 	}
 	return err;
 }
