@@ -10,7 +10,13 @@ LFA_CALL=$top_builddir/tests/lfa-call
 LFA_CALL_LFS=$top_builddir/tests/lfa-call-lfs
 WITH_ERRNO=$top_builddir/tests/with-fallocate-errno
 
-skip() { echo "SKIP: $*"; exit 77; }
+skip() { echo "SKIP: $*$(emulated_note)"; exit 77; }
+# Where CI runs i386 programs under qemu (.ci/i386.sh), an i386 tree's
+# skips say so: qemu-user has no seccomp, and strace sees qemu's syscalls.
+emulated_note() {
+	[ -n "${LFA_I386_EMULATED:-}" ] && [ -e "$LFA_CALL" ] &&
+		[ "$(elf_class "$LFA_CALL")" = 1 ] && printf ' (%s)' "$LFA_I386_EMULATED"
+}
 fail() { echo "FAIL: $*"; exit 1; }
 note() { echo "# $*"; }
 

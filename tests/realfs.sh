@@ -15,7 +15,10 @@ need_root
 run() { # run WHAT COMMAND...: shows the result lines, fails on failure
 	what=$1; shift
 	"$@" > "$scratch/out" 2>&1; rc=$?
-	grep -E '^(FAIL|# )' "$scratch/out" | grep -v '^# efbig/.*inside-size' | awk '!seen[$0]++' | sed "s|^|[$what] |"
+	grep -E '^(FAIL|SKIP|# )' "$scratch/out" | grep -v '^# efbig/.*inside-size' | awk '!seen[$0]++' | sed "s|^|[$what] |"
+	# -k needs a seccomp filter, which qemu-user (CI's i386 without an
+	# i386 kernel) cannot install: that part alone is skipped.
+	[ $rc = 77 ] && case " $* " in *" -k "*) return ;; esac
 	[ $rc = 0 ] || fail "$what: $(grep -c '^FAIL' "$scratch/out") failures"
 }
 
