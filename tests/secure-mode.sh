@@ -33,6 +33,9 @@ cp "$d/plain" "$d/setuid"
 chown 0:0 "$d/plain" "$d/setuid"
 chmod 755 "$d/plain"
 chmod 4755 "$d/setuid"
+# Every directory above $TMPDIR must be searchable by the user too.
+setpriv --reuid=$user --regid=$user --clear-groups test -x "$d/plain" ||
+	skip "user $user cannot reach $d: a directory above it is not searchable (TMPDIR mode 0700?)"
 
 as_user() { # FILE PROGRAM ENV...: run PROGRAM as the user on FILE; out, rc
 	f=$1 p=$2; shift 2
