@@ -22,6 +22,7 @@ tools/fallocate-preload: $(srcdir)/tools/fallocate-preload.in Makefile
 	    -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
 	    -e 's|@LFA_SONAME_MAJOR[@]|$(LFA_SONAME_MAJOR)|g' \
 	    -e 's|@preload_library[@]|$(preload_library)|g' \
+	    -e 's|@seccomp_helper[@]|$(pkglibexecdir)/fallocate-seccomp|g' \
 	    $(srcdir)/tools/fallocate-preload.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
@@ -76,4 +77,17 @@ EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh \
 AM_TESTS_ENVIRONMENT += \
 	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
 	FALLOCATE_PRELOAD_LIBRARY=$$LFA_LIBRARY; LFA_MAKE='$(MAKE)'; \
-	export FALLOCATE_PRELOAD FALLOCATE_PRELOAD_LIBRARY LFA_MAKE;
+	FALLOCATE_PRELOAD_SECCOMP_HELPER='$(abs_top_builddir)/tools/fallocate-seccomp'; \
+	export FALLOCATE_PRELOAD FALLOCATE_PRELOAD_LIBRARY LFA_MAKE FALLOCATE_PRELOAD_SECCOMP_HELPER;
+
+# fallocate-preload --seccomp (issue 16): the supervisor that serves static
+# and Go programs, which LD_PRELOAD cannot reach.  A helper of the wrapper,
+# not a command (its options are private): libexecdir.  It needs Linux's
+# seccomp headers, which a musl toolchain may lack.
+if HAVE_LINUX_HEADERS
+pkglibexec_PROGRAMS = tools/fallocate-seccomp
+endif
+tools_fallocate_seccomp_SOURCES = tools/fallocate-seccomp.c \
+	tools/seccomp-abi.c tools/seccomp-abi.h \
+	tools/seccomp-serve.c tools/seccomp-serve.h
+tools_fallocate_seccomp_LDADD = libfallocate.la
