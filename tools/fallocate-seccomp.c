@@ -346,6 +346,12 @@ static void supervise(const struct config *cfg, int listener, pid_t child, const
 
 	signal(SIGXFSZ, SIG_IGN); /* a call past the target's limit: EFBIG */
 	signal(SIGPIPE, SIG_IGN);
+	/* An ignored signal is discarded even while blocked: a script's
+	 * background job starts with SIGINT ignored, and `kill -INT` must
+	 * still reach a command that handles it.  (They stay blocked: the
+	 * signalfd reads them.) */
+	for (i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+		signal(forwarded[i], SIG_DFL);
 	/* Hold no pipe of the command open: a reader of its output sees end
 	 * of file when the command's tree closes it. */
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {

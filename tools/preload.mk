@@ -91,3 +91,19 @@ tools_fallocate_seccomp_SOURCES = tools/fallocate-seccomp.c \
 	tools/seccomp-abi.c tools/seccomp-abi.h \
 	tools/seccomp-serve.c tools/seccomp-serve.h
 tools_fallocate_seccomp_LDADD = libfallocate.la
+
+# Its filter for every ABI, on a BPF interpreter (compat ABIs cannot run
+# here), and the whole of it on ext3 and ramfs with static glibc and musl
+# programs, busybox, Go, threads, kills, signals.
+if HAVE_CHECK
+if HAVE_LINUX_HEADERS
+UNIT_TESTS += tests/check_seccomp_abi
+endif
+endif
+tests_check_seccomp_abi_SOURCES = tests/check_seccomp_abi.c tools/seccomp-abi.c tools/seccomp-abi.h
+tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
+TESTS += tests/preload-seccomp.sh
+EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
+	tests/ctrl-c.py
