@@ -48,6 +48,7 @@ uninstall-drop-lib:
 # this build installs, by the variables that install them.
 print-install-list:
 	@for f in $(bin_SCRIPTS) $(bin_PROGRAMS); do echo "bin $$f"; done
+	@for f in $(pkglibexec_PROGRAMS); do echo "libexec $$f"; done
 	@for f in $(include_HEADERS); do echo "include $$f"; done
 	@for f in $(pkgconfig_DATA); do echo "pkgconfig $$f"; done
 	@for f in $(dist_man_MANS) $(man_MANS) $(dist_man1_MANS) $(man1_MANS) \
@@ -56,6 +57,7 @@ print-install-list:
 	@for l in $(MAN3_LINKS); do echo "man $${l%%=*}"; done
 	@for f in $(dist_doc_DATA) $(doc_DATA); do echo "doc $$f"; done
 	@echo "dir bindir $(bindir)"
+	@echo "dir pkglibexecdir $(pkglibexecdir)"
 	@echo "dir docdir $(docdir)"
 	@echo "dir libdir $(libdir)"
 	@echo "dir includedir $(includedir)"
@@ -90,7 +92,10 @@ endif
 tools_fallocate_seccomp_SOURCES = tools/fallocate-seccomp.c \
 	tools/seccomp-abi.c tools/seccomp-abi.h \
 	tools/seccomp-serve.c tools/seccomp-serve.h
-tools_fallocate_seccomp_LDADD = libfallocate.la
+# The engine (lfa_allocate) and the running ABI's raw syscall
+# (lfa_sys_fallocate), linked in: the supervisor does not load the library
+# it serves, and needs no 64-bit off_t of its own on 32-bit ABIs.
+tools_fallocate_seccomp_LDADD = libfallocate-core.la
 
 # Its filter for every ABI, on a BPF interpreter (compat ABIs cannot run
 # here), and the whole of it on ext3 and ramfs with static glibc and musl

@@ -23,6 +23,7 @@
 
 #include "seccomp-abi.h"
 #include "seccomp-serve.h"
+#include "sys_fallocate.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for any thread */
@@ -144,10 +145,9 @@ static struct outcome allocate(const struct sc_server *s, int fd, const struct s
 		o.path = lfa_strpath(rep.path);
 		return o;
 	}
-	/* The raw call: this program links libfallocate, whose fallocate()
-	 * would emulate mode 0 where the rules say it must not. */
-	if (syscall(SYS_fallocate, fd, c->mode, (off_t)c->offset, (off_t)c->len) != 0)
-		o.err = errno;
+	/* The kernel's call, for this program's own ABI (64-bit values split
+	 * where it is a 32-bit one): the target's ABI does not matter here. */
+	o.err = lfa_sys_fallocate(fd, c->mode, c->offset, c->len);
 	return o;
 }
 
