@@ -242,6 +242,14 @@ else
 	missing="$missing python3"
 fi
 
+# A supervisor that dies leaves no call waiting: the listener closes and
+# the kernel answers ENOSYS (its parent is the supervisor).
+run "$w" --seccomp sh -c 'kill -9 $PPID; sleep 0.2; "$0" fallocate "$1" "$2"' \
+	"$bin/glibc-static" "$ramfs/orphan" $LEN
+case $rc:$out in 137:*"fallocate: Function not implemented"*) ;;
+	*) fail "a killed supervisor: exit $rc: $out" ;; esac
+note "a killed supervisor: the tree's calls fail with ENOSYS, none waits"
+
 # Nesting: the kernel takes one listener per process tree.
 run "$w" --seccomp "$w" --seccomp "$bin/glibc-static" fallocate "$ramfs/nested" $LEN
 [ "$rc" = 0 ] || fail "nested --seccomp: $out"
@@ -278,6 +286,12 @@ if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 		[ "$(stat -c %U "$ramfs/setuid")" = nobody ] || fail "--seccomp-allow-setuid: the target kept its privileges?"
 		check_file "$ramfs/setuid" $LEN
 		note "as nobody: served (no_new_privs); a setuid target refused, and run without its privileges when allowed"
+		# A target that made itself undumpable refuses pidfd_getfd to
+		# an unprivileged supervisor: the kernel answers its call itself.
+		run $as_nobody "$w" --seccomp "$bin/glibc-static" undumpable "$ramfs/undumpable" $LEN
+		case $rc:$out in 1:"fallocate: Operation not supported") ;;
+			*) fail "an undumpable target: exit $rc: $out" ;; esac
+		note "an undumpable target, unprivileged supervisor: the kernel's own answer ($out)"
 	else
 		missing="$missing nobody-cannot-reach-the-build-tree"
 	fi

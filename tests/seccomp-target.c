@@ -7,6 +7,7 @@
  *   seccomp-target threads DIR N LEN     N threads at once, one file each
  *   seccomp-target interrupt FILE LEN    SIGALRM (no SA_RESTART) mid-call
  *   seccomp-target wait-int              counts SIGINTs, exits 5
+ *   seccomp-target undumpable FILE LEN   fallocate after PR_SET_DUMPABLE 0
  * Each prints its result; exit status 0 when the call succeeded. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -166,7 +168,9 @@ int main(int argc, char **argv)
 		printf("posix_fallocate: %s\n", err ? strerror(err) : "0");
 		return !!err;
 	}
-	if (argc == 4 && !strcmp(argv[1], "fallocate")) {
+	if (argc == 4 && (!strcmp(argv[1], "fallocate") || !strcmp(argv[1], "undumpable"))) {
+		if (argv[1][0] == 'u')
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		fd = open_file(argv[2], NULL);
 		err = fd < 0 || fallocate(fd, 0, 0, atoll(argv[3])) ? errno : 0;
 		printf("fallocate: %s\n", err ? strerror(err) : "0");
