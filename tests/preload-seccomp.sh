@@ -168,6 +168,15 @@ for fs in "$ext3" "$ramfs"; do
 	note "8 threads on ${fs##*/}: without --seccomp: $plain_out; with it: $out"
 done
 
+# The caller's RLIMIT_FSIZE applies, not the supervisor's, and one
+# caller's lower limit does not stay for the next.
+run "$w" --seccomp sh -c '(ulimit -f 100; "$0" fallocate "$1" 200000); "$0" fallocate "$2" 200000' \
+	"$bin/glibc-static" "$ext3/limited" "$ext3/unlimited"
+case $rc:$out in "0:fallocate: File too large"*"fallocate: 0") ;; *) fail "RLIMIT_FSIZE: exit $rc: $out" ;; esac
+[ ! -s "$ext3/limited" ] || fail "RLIMIT_FSIZE: the limited call wrote"
+check_file "$ext3/unlimited" 200000
+note "RLIMIT_FSIZE: the caller's (EFBIG under ulimit -f 100, then 0 for a sibling without it)"
+
 # A target killed with SIGKILL while the supervisor writes its zeros: the
 # supervisor stops writing (its progress check sees the call gone), keeps
 # serving the rest of the tree, and exits 0 with it.

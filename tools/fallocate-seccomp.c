@@ -360,10 +360,11 @@ static void supervise(const struct config *cfg, int listener, pid_t child, const
 		close(null);
 	}
 	sigfd = signalfd(-1, sigs, SFD_CLOEXEC);
-	if (sigfd < 0 || (err = sc_server_init(&server, listener, &cfg->policy)) != 0) {
+	err = sigfd < 0 ? errno : sc_server_init(&server, listener, &cfg->policy);
+	if (err) {
 		/* Closing the listener makes every call fail with ENOSYS:
 		 * nothing waits on us. */
-		fprintf(stderr, "%s: --seccomp: cannot supervise: %s\n", PROG, strerror(errno));
+		fprintf(stderr, "%s: --seccomp: cannot supervise: %s\n", PROG, strerror(err));
 		close(listener);
 		listener = -1;
 	}

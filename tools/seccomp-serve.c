@@ -90,19 +90,28 @@ static int open_pidfd(pid_t tid)
 }
 
 /* The engine and the kernel's fallocate test RLIMIT_FSIZE against the
- * calling process: that must be the target's limit, not ours.  (SIGXFSZ is
- * ignored here, so a call past it fails with EFBIG.) */
+ * calling process: that must be the target's limit, not ours.  Only the
+ * soft limit counts (SIGXFSZ is ignored here, so a call past it fails with
+ * EFBIG); the hard one is left alone, or one target's lower limit would
+ * stay ours for every later call. */
 static void take_fsize_limit(pid_t pid)
 {
-	static struct rlimit ours = { RLIM_INFINITY, RLIM_INFINITY };
+	static struct rlimit ours;
+	static int known;
 	struct rlimit theirs;
 
-	if (prlimit(pid, RLIMIT_FSIZE, NULL, &theirs) != 0)
+	if (!known)
+		known = getrlimit(RLIMIT_FSIZE, &ours) == 0;
+	if (!known || prlimit(pid, RLIMIT_FSIZE, NULL, &theirs) != 0)
 		return;
-	if (theirs.rlim_cur == ours.rlim_cur && theirs.rlim_max == ours.rlim_max)
+	/* Above our hard limit only if the caller had the privilege to
+	 * raise it: then ours is as far as we go. */
+	if (theirs.rlim_cur > ours.rlim_max)
+		theirs.rlim_cur = ours.rlim_max;
+	if (theirs.rlim_cur == ours.rlim_cur)
 		return;
-	if (prlimit(0, RLIMIT_FSIZE, &theirs, NULL) == 0 ||
-	    prlimit(0, RLIMIT_FSIZE, NULL, &theirs) == 0)
+	theirs.rlim_max = ours.rlim_max;
+	if (setrlimit(RLIMIT_FSIZE, &theirs) == 0)
 		ours = theirs;
 }
 
@@ -190,15 +199,16 @@ int sc_serve_one(struct sc_server *s)
 	pidfd = open_pidfd((pid_t)req->pid);
 	/* After the pidfd is open, a valid notification proves the pid was
 	 * not reused: the caller is still waiting for us. */
-	if (pidfd < 0 || !still_valid(s->listener, req->id))
+	if (!still_valid(s->listener, req->id))
 		goto gone;
-	fd = (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
-	if (fd < 0 && errno == EBADF) {
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
+	if (fd < 0 && pidfd >= 0 && errno == EBADF) {
 		o.err = EBADF; /* the kernel's answer for a descriptor not open */
 		o.path = "no such descriptor";
 	} else if (fd < 0) {
-		/* Refused (the target made itself undumpable, an LSM, ...):
-		 * the kernel runs the call in the target, as without us. */
+		/* Refused (the target made itself undumpable, an LSM, out of
+		 * descriptors, ...): the kernel runs the call in the target,
+		 * as without us.  Never left unanswered: it would wait. */
 		flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		o.path = "descriptor not taken, the kernel's own call";
 	} else {
