@@ -141,8 +141,8 @@ static const char *privileged_kind(const char *file)
 	return NULL;
 }
 
-/* pidfd_getfd needs 5.6 and the listener's POLLHUP (how the end of the
- * tree is seen) 5.8. */
+/* pidfd_getfd needs 5.6, the listener's POLLHUP (how the end of the tree
+ * is seen) 5.8; 5.9 is the oldest kernel this is meant for. */
 static int kernel_too_old(void)
 {
 	struct utsname u;
@@ -150,7 +150,7 @@ static int kernel_too_old(void)
 
 	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
-	return major < 5 || (major == 5 && minor < 8);
+	return major < 5 || (major == 5 && minor < 9);
 }
 
 static int send_fd(int sock, int fd, int err)
@@ -446,7 +446,7 @@ int main(int argc, char **argv)
 	}
 	free(file);
 	if (kernel_too_old())
-		warn_and_fall_back(&cfg, "this kernel is older than 5.8 (pidfd_getfd, and the end of the tree on the listener)", 0);
+		warn_and_fall_back(&cfg, "this kernel is older than 5.9 (seccomp user notification with pidfd_getfd)", 0);
 
 	/* Orphans of the tree come to us: the end of the tree is the last
 	 * user of the filter going, which needs them reaped. */
