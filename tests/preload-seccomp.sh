@@ -168,6 +168,17 @@ for fs in "$ext3" "$ramfs"; do
 	note "8 threads on ${fs##*/}: without --seccomp: $plain_out; with it: $out"
 done
 
+# The wrapper's rules hold for the supervisor too: no emulation under
+# --no-emulate-fallocate or --emulation=never; --debug says what it did.
+for opt in --no-emulate-fallocate --emulation=never; do
+	run "$w" --seccomp $opt "$bin/glibc-static" fallocate "$ramfs/rules" $LEN
+	case $rc:$out in "1:fallocate: Operation not supported") ;; *) fail "--seccomp $opt: exit $rc: $out" ;; esac
+done
+run "$w" --seccomp --debug "$bin/glibc-static" fallocate "$ramfs/debug" $LEN
+case $out in *"fallocate-preload: seccomp: pid "*" (x86_64) fallocate(fd=3, mode=0, offset=0, len=$LEN): emulated: 0"*) ;;
+	*) fail "--seccomp --debug: $out" ;; esac
+note "--no-emulate-fallocate and --emulation=never: the kernel's answer; --debug: $(echo "$out" | grep '^fallocate-preload')"
+
 # The caller's RLIMIT_FSIZE applies, not the supervisor's, and one
 # caller's lower limit does not stay for the next.
 run "$w" --seccomp sh -c '(ulimit -f 100; "$0" fallocate "$1" 200000); "$0" fallocate "$2" 200000' \
