@@ -367,6 +367,10 @@ static void supervise(const struct config *cfg, int listener, pid_t child, const
 		fprintf(stderr, "%s: --seccomp: cannot supervise: %s\n", PROG, strerror(err));
 		close(listener);
 		listener = -1;
+		if (sigfd < 0) { /* nothing to poll: wait for the command alone */
+			waitpid(child, &child_status, 0);
+			die_like(child_status);
+		}
 	}
 	pfd[0].fd = listener;
 	pfd[0].events = POLLIN;
