@@ -10,14 +10,14 @@
 # forwarded signals, Ctrl-C on a terminal, nesting, and the refusals
 # (setuid targets without privileges, a second supervisor).
 . "${top_srcdir:-.}/tests/lib.sh"
-. "$top_srcdir/tests/realfs-lib.sh"
-need_root
 w=${FALLOCATE_PRELOAD:-$top_builddir/tools/fallocate-preload}
 helper=${FALLOCATE_PRELOAD_SECCOMP_HELPER:-$top_builddir/tools/fallocate-seccomp}
+[ -x "$w" ] || fail "no $w"
+[ -x "$helper" ] || skip "fallocate-seccomp is not built (this compiler lacks Linux's seccomp headers)"
+. "$top_srcdir/tests/realfs-lib.sh"
+need_root
 : "${FALLOCATE_PRELOAD_LIBRARY:=$LFA_LIBRARY}"
 export FALLOCATE_PRELOAD_LIBRARY FALLOCATE_PRELOAD_SECCOMP_HELPER=$helper
-[ -x "$w" ] || fail "no $w"
-[ -x "$helper" ] || skip "fallocate-seccomp is not built (no Linux seccomp headers)"
 need_system_libc "$FALLOCATE_PRELOAD_LIBRARY"
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE \
 	FALLOCATE_PRELOAD_SECCOMP LD_PRELOAD
