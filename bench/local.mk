@@ -28,3 +28,14 @@ bench-programs: libfallocate.la $(BENCH_TOOLS)
 bench: bench-programs
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh
 .PHONY: bench bench-programs bench-unavailable
+
+# make bench-seccomp (root): the per-call cost of fallocate-preload
+# --seccomp against the LD_PRELOAD path, and its cost to other syscalls.
+if HAVE_LINUX_HEADERS
+noinst_PROGRAMS += bench/seccomp-cost
+endif
+bench_seccomp_cost_SOURCES = bench/seccomp-cost.c
+EXTRA_DIST += bench/seccomp.sh
+bench-seccomp: libfallocate.la bench/seccomp-cost$(EXEEXT) tools/fallocate-seccomp$(EXEEXT) tools/fallocate-preload
+	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/bench/seccomp.sh
+.PHONY: bench-seccomp

@@ -18,7 +18,7 @@ mk install DESTDIR="$dest" > "$scratch/install.log" 2>&1 ||
 	{ cat "$scratch/install.log"; fail "make install failed"; }
 list=$(mk print-install-list) || fail "make print-install-list failed"
 dir() { echo "$list" | awk -v d="$1" '$1 == "dir" && $2 == d { print $3 }'; }
-bindir=$(dir bindir) libdir=$(dir libdir) includedir=$(dir includedir)
+bindir=$(dir bindir) pkglibexecdir=$(dir pkglibexecdir) libdir=$(dir libdir) includedir=$(dir includedir)
 pkgconfigdir=$(dir pkgconfigdir) mandir=$(dir mandir) docdir=$(dir docdir)
 major=$(echo "$list" | awk '$1 == "soname" { print $2 }')
 vinfo=$(echo "$list" | awk '$1 == "version-info" { print $2 }')
@@ -42,6 +42,7 @@ static=$(echo "$libtool_cfg" | sed -n 's/^build_old_libs=//p')
 		name=${path##*/}
 		case $kind in
 		bin) echo "$bindir/$name" ;;
+		libexec) echo "$pkglibexecdir/$name" ;;
 		include) echo "$includedir/$name" ;;
 		pkgconfig) echo "$pkgconfigdir/$name" ;;
 		doc) echo "$docdir/$name" ;;

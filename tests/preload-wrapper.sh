@@ -68,8 +68,20 @@ if [ -x "$LFA_CALL" ]; then
 		"the options reach the library"
 fi
 
+# --seccomp without its supervisor: refused before the command runs (126);
+# =auto warns and runs it with LD_PRELOAD alone.
+run env FALLOCATE_PRELOAD_SECCOMP_HELPER=$scratch/missing-helper "$w" --seccomp touch "$scratch/ran"
+want_rc 126 "--seccomp, no supervisor"
+want_out "missing-helper is missing" "--seccomp, no supervisor: message"
+[ ! -e "$scratch/ran" ] || fail "--seccomp ran the command without its supervisor"
+run_stdout env FALLOCATE_PRELOAD_SECCOMP_HELPER=$scratch/missing-helper "$w" --seccomp=auto sh -c 'echo "$LD_PRELOAD"'
+want_rc 0 "--seccomp=auto, no supervisor"
+[ "$out" = "$FALLOCATE_PRELOAD_LIBRARY" ] || fail "--seccomp=auto, no supervisor: $out"
+run "$w" --help
+want_out "^  --seccomp\\[=auto\\]" "--help names --seccomp"
+
 # Bad usage: message, exit 1, nothing run.
-for bad in "--emulation=sometimes true" "--bogus true" "" "--emulation"; do
+for bad in "--emulation=sometimes true" "--bogus true" "" "--emulation" "--seccomp=always true"; do
 	run "$w" $bad
 	want_rc 1 "bad usage '$bad'"
 	want_out "^fallocate-preload: " "bad usage '$bad' message"

@@ -22,6 +22,7 @@ tools/fallocate-preload: $(srcdir)/tools/fallocate-preload.in Makefile
 	    -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
 	    -e 's|@LFA_SONAME_MAJOR[@]|$(LFA_SONAME_MAJOR)|g' \
 	    -e 's|@preload_library[@]|$(preload_library)|g' \
+	    -e 's|@seccomp_helper[@]|$(pkglibexecdir)/fallocate-seccomp|g' \
 	    $(srcdir)/tools/fallocate-preload.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
@@ -47,6 +48,7 @@ uninstall-drop-lib:
 # this build installs, by the variables that install them.
 print-install-list:
 	@for f in $(bin_SCRIPTS) $(bin_PROGRAMS); do echo "bin $$f"; done
+	@for f in $(pkglibexec_PROGRAMS); do echo "libexec $$f"; done
 	@for f in $(include_HEADERS); do echo "include $$f"; done
 	@for f in $(pkgconfig_DATA); do echo "pkgconfig $$f"; done
 	@for f in $(dist_man_MANS) $(man_MANS) $(dist_man1_MANS) $(man1_MANS) \
@@ -55,6 +57,7 @@ print-install-list:
 	@for l in $(MAN3_LINKS); do echo "man $${l%%=*}"; done
 	@for f in $(dist_doc_DATA) $(doc_DATA); do echo "doc $$f"; done
 	@echo "dir bindir $(bindir)"
+	@echo "dir pkglibexecdir $(pkglibexecdir)"
 	@echo "dir docdir $(docdir)"
 	@echo "dir libdir $(libdir)"
 	@echo "dir includedir $(includedir)"
@@ -76,4 +79,36 @@ EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh \
 AM_TESTS_ENVIRONMENT += \
 	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
 	FALLOCATE_PRELOAD_LIBRARY=$$LFA_LIBRARY; LFA_MAKE='$(MAKE)'; \
-	export FALLOCATE_PRELOAD FALLOCATE_PRELOAD_LIBRARY LFA_MAKE;
+	FALLOCATE_PRELOAD_SECCOMP_HELPER='$(abs_top_builddir)/tools/fallocate-seccomp'; \
+	export FALLOCATE_PRELOAD FALLOCATE_PRELOAD_LIBRARY LFA_MAKE FALLOCATE_PRELOAD_SECCOMP_HELPER;
+
+# fallocate-preload --seccomp (issue 16): the supervisor that serves static
+# and Go programs, which LD_PRELOAD cannot reach.  A helper of the wrapper,
+# not a command (its options are private): libexecdir.  It needs Linux's
+# seccomp headers, which a musl toolchain may lack.
+if HAVE_LINUX_HEADERS
+pkglibexec_PROGRAMS = tools/fallocate-seccomp
+endif
+tools_fallocate_seccomp_SOURCES = tools/fallocate-seccomp.c \
+	tools/seccomp-abi.c tools/seccomp-abi.h \
+	tools/seccomp-serve.c tools/seccomp-serve.h
+# The engine (lfa_allocate) and the running ABI's raw syscall
+# (lfa_sys_fallocate), linked in: the supervisor does not load the library
+# it serves, and needs no 64-bit off_t of its own on 32-bit ABIs.
+tools_fallocate_seccomp_LDADD = libfallocate-core.la
+
+# Its filter for every ABI, on a BPF interpreter (compat ABIs cannot run
+# here), and the whole of it on ext3 and ramfs with static glibc and musl
+# programs, busybox, Go, threads, kills, signals.
+if HAVE_CHECK
+if HAVE_LINUX_HEADERS
+UNIT_TESTS += tests/check_seccomp_abi
+endif
+endif
+tests_check_seccomp_abi_SOURCES = tests/check_seccomp_abi.c tools/seccomp-abi.c tools/seccomp-abi.h
+tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
+TESTS += tests/preload-seccomp.sh
+EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
+	tests/ctrl-c.py

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
+# make bench-seccomp (root): what fallocate-preload --seccomp costs per call.
+# fallocate growing a file by 4 KiB a call, natively on ext4 and emulated
+# on ext3: the kernel alone, the LD_PRELOAD path, and the notification
+# round trip (a raw syscall, as static and Go programs make); and getpid
+# and a 4 KiB pwrite with and without the filter.  Rounds alternate the
+# sides; each prints the minimum and the median of its calls, and the table
+# shows the smallest minimum and the median of the medians.
+set -u
+: "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
+rounds=${BENCH_REPS:-5}
+calls=${BENCH_CALLS:-2000}
+cost=$top_builddir/bench/seccomp-cost
+w=$top_builddir/tools/fallocate-preload
+FALLOCATE_PRELOAD_LIBRARY=$LFA_LIBRARY
+FALLOCATE_PRELOAD_SECCOMP_HELPER=$top_builddir/tools/fallocate-seccomp
+export FALLOCATE_PRELOAD_LIBRARY FALLOCATE_PRELOAD_SECCOMP_HELPER
+unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LD_PRELOAD
+[ "$(id -u)" = 0 ] || { echo "make bench-seccomp: needs root (loop images)" >&2; exit 1; }
+[ -x "$cost" ] && [ -x "$FALLOCATE_PRELOAD_SECCOMP_HELPER" ] ||
+	{ echo "make bench-seccomp: $cost or the supervisor is not built" >&2; exit 1; }
+
+dir=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/lfa-bench-seccomp.XXXXXX") || exit 1
+loops=""
+cleanup() {
+	for m in "$dir/ext4" "$dir/ext3"; do mountpoint -q "$m" && umount "$m"; done
+	for l in $loops; do losetup -d "$l"; done
+	rm -rf --one-file-system "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+for fs in ext4 ext3; do
+	truncate -s 1G "$dir/$fs.img" && mkfs."$fs" -q -F "$dir/$fs.img" && mkdir "$dir/$fs" &&
+		l=$(losetup -f --show "$dir/$fs.img") && loops="$loops $l" &&
+		mount "$l" "$dir/$fs" || exit 1
+done
+
+# name|wrapper options|mode|directory
+configs="ext4, kernel alone|none|fallocate-raw|ext4
+ext4, LD_PRELOAD|preload|fallocate|ext4
+ext4, --seccomp|seccomp|fallocate-raw|ext4
+ext3 emulated, LD_PRELOAD|preload|fallocate|ext3
+ext3 emulated, --seccomp|seccomp|fallocate-raw|ext3
+getpid, no filter|none|getpid|ext4
+getpid, --seccomp|seccomp|getpid|ext4
+pwrite 4 KiB, no filter|none|pwrite|ext4
+pwrite 4 KiB, --seccomp|seccomp|pwrite|ext4"
+echo "$configs" | while IFS='|' read -r name how mode d; do : > "$dir/$mode-$how-$d.res"; done
+r=0
+while [ $r -lt "$rounds" ]; do
+	r=$((r + 1))
+	echo "$configs" | while IFS='|' read -r name how mode d; do
+		f=$dir/$d/file
+		case $how in
+		none) "$cost" "$mode" "$f" "$calls" ;;
+		preload) "$w" "$cost" "$mode" "$f" "$calls" ;;
+		seccomp) "$w" --seccomp "$cost" "$mode" "$f" "$calls" ;;
+		esac >> "$dir/$mode-$how-$d.res" || exit 1
+		rm -f "$f"
+	done || exit 1
+done
+
+printf '%-28s %12s %12s\n' "per call ($rounds rounds of $calls)" "min ns" "median ns"
+echo "$configs" | while IFS='|' read -r name how mode d; do
+	res=$dir/$mode-$how-$d.res
+	min=$(sort -n "$res" | head -1 | cut -d' ' -f1)
+	med=$(cut -d' ' -f2 "$res" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	printf '%-28s %12s %12s\n' "$name" "$min" "$med"
+done
+echo "$(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)"

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
+# Runs a command on a new terminal, types Ctrl-C once it printed "ready"
+# (or after a moment, for a command that prints nothing), and prints what
+# it wrote and "status: N" (negative: killed by signal -N).
+#   python3 ctrl-c.py COMMAND [ARG...]
+import os
+import pty
+import select
+import sys
+import time
+
+pid, fd = pty.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+out = b''
+start = time.time()
+sent = False
+while time.time() < start + 20:
+    if not sent and (b'ready' in out or time.time() > start + 1.0):
+        os.write(fd, b'\x03')
+        sent = True
+    r, _, _ = select.select([fd], [], [], 0.05)
+    if r:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        out += data
+# A command still running now is a failure the caller sees: kill it.
+for _ in range(100):
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors='replace').replace('\r', ''))
+print('status: %d' % os.waitstatus_to_exitcode(status))
