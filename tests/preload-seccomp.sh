@@ -255,7 +255,9 @@ if command -v python3 >/dev/null 2>&1; then
 	# group; the supervisor does not add a second one.
 	run python3 "$top_srcdir/tests/ctrl-c.py" "$w" --seccomp "$bin/glibc-static" wait-int
 	case $out in *"sigint: 1"*"status: 5") ;; *) fail "Ctrl-C: $out" ;; esac
-	run python3 "$top_srcdir/tests/ctrl-c.py" "$w" --seccomp sleep 10
+	# "ready" first: a Ctrl-C typed before the command runs has no one to
+	# reach (the supervisor leaves terminal signals to the command).
+	run python3 "$top_srcdir/tests/ctrl-c.py" "$w" --seccomp sh -c 'echo ready; exec sleep 10'
 	case $out in *"status: -2") ;; *) fail "Ctrl-C on sleep: $out (wanted death by SIGINT)" ;; esac
 	note "Ctrl-C on a terminal: reaches the command once; a command killed by it kills the wrapper by it"
 else
