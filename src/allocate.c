@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "emulate.h"
+#include "job_fds.h"
 #include "sys_fallocate.h"
 
 static const char *map_name(enum lfa_hole_map m)
@@ -43,7 +44,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
-	int saved_errno, bound, err;
+	int saved_errno, bound, bound_slot, err;
 
 	memset(rep, 0, sizeof *rep);
 	/* The common case, the kernel allocating, costs the syscall and no more
@@ -60,11 +61,14 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	 * kernel fails for a file past its maximum size, in its order.  It
 	 * works on a descriptor of its own for the caller's file, so that a
 	 * dup2() over the caller's number mid-call cannot send zeros into
-	 * another file.  (Out of descriptors, it works on the caller's.) */
+	 * another file.  (Out of descriptors, or with RLIMIT_NOFILE at 3 or less, which
+	 * F_DUPFD refuses with EINVAL, it works on the caller's.)  That
+	 * descriptor is numbered 3 or above and closed in children forked
+	 * meanwhile (job_fds.c). */
 	saved_errno = errno;
 	rep->syscalls++;
-	bound = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (bound < 0 && errno != EMFILE && errno != ENFILE) {
+	bound = lfa_job_dup(fd, &bound_slot);
+	if (bound < 0 && errno != EMFILE && errno != ENFILE && errno != EINVAL) {
 		err = errno;
 	} else {
 		rep->syscalls += 2; /* fcntl and statx */
@@ -73,7 +77,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 			err = lfa_emulate(bound >= 0 ? bound : fd, offset, len, &target, opt, rep);
 		if (bound >= 0) {
 			rep->syscalls++;
-			close(bound);
+			lfa_job_close(bound, bound_slot);
 		}
 	}
 	errno = saved_errno;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "emul_job.h"
+#include "job_fds.h"
 
 /* Keeps the descriptor only if it is the job's file: /proc/self is the
  * thread group leader's table, which a thread that unshared its descriptors
@@ -26,18 +27,19 @@ static int open_same_file(struct emul_job *j, const char *path, int mode)
 	struct stat64 st;
 	int fd;
 
-	j->rep->syscalls += 2;
-	fd = open(path, mode | keep | O_CLOEXEC | O_NOCTTY | O_LARGEFILE | O_NONBLOCK);
-	if (fd < 0 && (keep & O_NOATIME) && errno == EPERM) {
+	fd = lfa_job_open(path, mode | keep | O_NOCTTY | O_LARGEFILE | O_NONBLOCK, &j->priv_slot,
+			  &j->rep->syscalls);
+	if (fd < 0 && (keep & O_NOATIME) && errno == EPERM)
+		fd = lfa_job_open(path, mode | (keep & ~O_NOATIME) | O_NOCTTY | O_LARGEFILE |
+				  O_NONBLOCK, &j->priv_slot, &j->rep->syscalls);
+	if (fd >= 0) {
 		j->rep->syscalls++;
-		fd = open(path, mode | (keep & ~O_NOATIME) | O_CLOEXEC | O_NOCTTY | O_LARGEFILE |
-			  O_NONBLOCK);
-	}
-	if (fd >= 0 && (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||
-			st.st_ino != j->target->ino)) {
-		j->rep->syscalls++;
-		close(fd);
-		fd = -1;
+		if (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||
+		    st.st_ino != j->target->ino) {
+			j->rep->syscalls++;
+			lfa_job_close(fd, j->priv_slot);
+			fd = -1;
+		}
 	}
 	return fd;
 }
@@ -108,4 +110,13 @@ int emul_local_fs(uint32_t fs_type)
 int emul_copy_on_write_fs(uint32_t fs_type)
 {
 	return fs_type == 0x9123683E || fs_type == 0xCA451A4E || fs_type == 0x2FC12FC1;
+}
+
+void emul_close_private(struct emul_job *j)
+{
+	if (j->priv >= 0) {
+		j->rep->syscalls++;
+		lfa_job_close(j->priv, j->priv_slot);
+		j->priv = -1;
+	}
 }

@@ -31,6 +31,7 @@ struct emul_job {
 	int flags;              /* its status flags */
 	int priv, priv_mode;    /* ours, reopened through /proc, and its access mode */
 	int priv_tried;
+	int priv_slot;          /* priv's in the table of job descriptors (job_fds.c) */
 	enum writer writer;
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
@@ -46,12 +47,14 @@ struct emul_job {
 	int64_t data_at;
 
 	uint64_t progress_done;
+	unsigned fork_generation; /* lfa_fork_generation() when the job began */
 };
 
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_readable_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_refresh_size(struct emul_job *j) LFA_HIDDEN;
+void emul_close_private(struct emul_job *j) LFA_HIDDEN;
 
 /* emul_write.c: zeros over [off, end), which the caller has just seen read
  * as zero; one syscall at most.  Returns 0 with *done set, or an error. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "emul_job.h"
+#include "job_fds.h"
 
 /* Zeros go out from one page-aligned buffer in .bss, never written, so it
  * costs no memory and satisfies O_DIRECT's alignment. */
@@ -72,6 +73,10 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	ssize_t w;
 
 	*done = 0;
+	/* In a child forked mid-call (by a progress callback), the job's
+	 * descriptors were closed and their numbers may be another file's. */
+	if (lfa_fork_generation() != j->fork_generation)
+		return EBADF;
 	if (j->writer == WRITE_BOUND && j->direct && (fd = direct_piece(j, off, &n)) < 0)
 		return EINVAL; /* glibc's answer on O_DIRECT */
 	for (left = n; left > 0; left -= ZERO_BUF_SIZE, cnt++) {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "emul_job.h"
+#include "job_fds.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1; older headers lack it */
@@ -178,6 +179,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.priv = -1;
 	j.data_at = -1;
 	j.known_size = t->size;
+	j.fork_generation = lfa_fork_generation();
 	rep->emulated = 1;
 	describe_filesystem(&j);
 	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
@@ -202,9 +204,6 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		err = nothing_written_check(&j);
 out:
 	emul_release_map(&j);
-	if (j.priv >= 0) {
-		rep->syscalls++;
-		close(j.priv);
-	}
+	emul_close_private(&j);
 	return err;
 }

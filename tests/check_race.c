@@ -12,9 +12,11 @@
 #include <dlfcn.h>
 #include <dirent.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/swap.h>
 #include <sys/uio.h>
@@ -810,6 +812,135 @@ START_TEST(active_swapfile)
 }
 END_TEST
 
+
+/* --- nothing outside the range can tell the call happened (issue 18) --- */
+
+static int low_descriptors_seen;
+
+static int note_low_descriptors(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (fcntl(i, F_GETFD) >= 0)
+			low_descriptors_seen |= 1 << i;
+	return 0;
+}
+
+/* In a program that closed stdin, stdout and stderr, the job's dup and its
+ * reopened descriptor stay above 2: whatever other code writes to fd 1 or 2
+ * meanwhile (a callback's printf, a logging thread) cannot reach the file. */
+static void low_descriptors_case(int flags)
+{
+	const char *p = fresh("low-fds");
+	int saved[3], fd, i, err;
+
+	write_pattern_at(p, 0, 100, 13);
+	fd = open(p, flags);
+	ck_assert_int_ge(fd, 3);
+	for (i = 0; i < 3; i++)
+		saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 10);
+	low_descriptors_seen = 0;
+	script("pwritev64", 1, 0, note_low_descriptors);
+	for (i = 0; i < 3; i++)
+		close(i);
+	err = job(fd, 0, 8192, NULL, NULL);
+	for (i = 0; i < 3; i++) {
+		dup2(saved[i], i);
+		close(saved[i]);
+	}
+	close(fd);
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg(low_descriptors_seen == 0, "the job used descriptors %#x of 0-2 (flags %#x)",
+		      low_descriptors_seen, flags);
+}
+
+START_TEST(job_descriptors_never_below_3)
+{
+	low_descriptors_case(O_RDWR);
+	low_descriptors_case(O_WRONLY | O_APPEND); /* reopened through /proc */
+}
+END_TEST
+
+static pid_t forked_child = -1;
+static int child_report[2], child_go[2];
+
+/* The child: gives up its copy of the caller's descriptor, as a worker
+ * would, then counts those left on the job's file. */
+static void *fork_worker(void *arg)
+{
+	struct stat64 want, st;
+	pid_t pid;
+	int i, n = 0;
+	char c;
+
+	(void)arg;
+	ck_assert_int_eq(stat64(job_path, &want), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(job_fd);
+		for (i = 0; i < 1024; i++)
+			if (fstat64(i, &st) == 0 && st.st_dev == want.st_dev &&
+			    st.st_ino == want.st_ino)
+				n++;
+		if (write(child_report[1], &n, sizeof n) != sizeof n)
+			_exit(2);
+		if (read(child_go[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	forked_child = pid;
+	return NULL;
+}
+
+static int fork_from_another_thread(void)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, fork_worker, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	return 0;
+}
+
+/* A thread forks while the job is between two syscalls: the child holds no
+ * descriptor of the job's, so the caller's flock ends with its close. */
+static void fork_mid_call_case(int flags)
+{
+	const char *p = fresh("fork");
+	int fd, fd2, n = -1, status, err;
+
+	write_pattern_at(p, 0, 100, 14);
+	ck_assert_int_eq(pipe(child_report), 0);
+	ck_assert_int_eq(pipe(child_go), 0);
+	fd = open(p, flags | O_CLOEXEC);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	forked_child = -1;
+	script("pwritev64", 1, 0, fork_from_another_thread);
+	err = job(fd, 0, 8192, NULL, NULL);
+	ck_assert_int_gt(forked_child, 0);
+	ck_assert_int_eq(read(child_report[0], &n, sizeof n), sizeof n);
+	close(fd);
+	fd2 = open(p, O_RDONLY);
+	ck_assert_int_ge(fd2, 0);
+	status = flock(fd2, LOCK_EX | LOCK_NB);
+	close(fd2);
+	ck_assert_int_eq(write(child_go[1], "x", 1), 1);
+	ck_assert_int_eq(waitpid(forked_child, NULL, 0), forked_child);
+	close(child_report[0]), close(child_report[1]);
+	close(child_go[0]), close(child_go[1]);
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg(n == 0, "a child forked mid-call held %d descriptors of the file (flags %#x)",
+		      n, flags);
+	ck_assert_msg(status == 0, "the caller's flock outlived its close (flags %#x)", flags);
+}
+
+START_TEST(child_forked_mid_call_holds_nothing)
+{
+	fork_mid_call_case(O_RDWR);
+	fork_mid_call_case(O_WRONLY | O_APPEND); /* a dup and a reopened descriptor */
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -843,6 +974,8 @@ int main(void)
 	tcase_add_test(tc, diagnostics_never_into_the_file);
 	tcase_add_test(tc, memfd_seals_as_the_kernel);
 	tcase_add_test(tc, active_swapfile);
+	tcase_add_test(tc, job_descriptors_never_below_3);
+	tcase_add_test(tc, child_forked_mid_call_holds_nothing);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

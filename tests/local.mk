@@ -59,11 +59,11 @@ tests_check_emulate_lfs_LDADD = $(UNIT_LDADD)
 # engine statically (the convenience library), as these do.
 tests_check_race_SOURCES = tests/check_race.c
 tests_check_race_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_race_LDADD = $(UNIT_LDADD) -ldl
+tests_check_race_LDADD = $(UNIT_LDADD) -ldl -lpthread
 tests_check_race_lfs_SOURCES = tests/check_race.c
 tests_check_race_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_check_race_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_race_lfs_LDADD = $(UNIT_LDADD) -ldl
+tests_check_race_lfs_LDADD = $(UNIT_LDADD) -ldl -lpthread
 endif
 
 # For CI's sanitizer and valgrind runs.
