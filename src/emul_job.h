@@ -36,6 +36,7 @@ struct emul_job {
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
 	uint32_t fs_type;
+	int64_t fs_block;       /* statfs's f_bsize */
 
 	int64_t known_size;     /* the size last seen; anything may have changed it since */
 

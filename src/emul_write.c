@@ -39,6 +39,12 @@ int emul_choose_writer(struct emul_job *j)
 		j->writer = WRITE_APPEND; /* the kernel let it open only with O_APPEND */
 		return 0;
 	}
+	/* O_DIRECT takes aligned pieces only, an unaligned head or tail goes
+	 * through a descriptor of our own: without one, glibc's answer
+	 * (EINVAL) before anything is written, not part way. */
+	if (j->direct && !(j->flags & O_APPEND) && ((j->offset | j->end) & (j->block - 1)) &&
+	    !private_writable(j))
+		return EINVAL;
 	if (!(j->flags & O_APPEND) && !no_largefile)
 		return 0;
 	if (!private_writable(j))

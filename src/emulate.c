@@ -16,9 +16,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<linux/fs.h>)
+#include <linux/fs.h>
+#endif
+#endif
 
 #include "emul_job.h"
 #include "job_fds.h"
@@ -47,16 +53,98 @@ static void describe_filesystem(struct emul_job *j)
 	if (fstatfs64(j->fd, &sf) != 0)
 		return;
 	j->fs_type = (uint32_t)sf.f_type;
+	j->fs_block = (int64_t)sf.f_bsize;
 	/* Our block must not be larger than the filesystem's: a larger one
 	 * could hide an unallocated block behind an allocated one. */
 	if (sf.f_bsize >= 512 && sf.f_bsize < 4096 && !(sf.f_bsize & (sf.f_bsize - 1)))
 		j->block = (int64_t)sf.f_bsize;
 }
 
+#define GiB ((int64_t)1 << 30)
+#define TiB ((int64_t)1 << 40)
+
+/* An end that every file of the filesystem can reach, below its smallest
+ * maximum size: a range ending there needs no check, and no reopen.  0
+ * where the maximum is not known. */
+static int64_t end_always_allowed(uint32_t fs_type, int64_t fs_block)
+{
+	switch (fs_type) {
+	case 0xEF53: /* ext2/3/4: block-mapped files have the smallest maximum,
+		      * 16 GiB + 64 MiB with 1 KiB blocks, 256 GiB + 512 MiB with
+		      * 2 KiB, 2 TiB less their indirect blocks with 4 KiB */
+		return fs_block <= 1024 ? 16 * GiB : fs_block <= 2048 ? 256 * GiB : TiB;
+	case 0xF2F52010: /* f2fs: 3.94 TiB with 4 KiB blocks */
+		return TiB;
+	case 0x58465342: /* xfs */
+	case 0x9123683E: /* btrfs */
+	case 0x01021994: /* tmpfs */
+	case 0x858458F6: /* ramfs */
+	case 0x958458F6: /* hugetlbfs */
+	case 0x65735546: /* fuse (its server has its own limits, which no check here sees) */
+	case 0xCA451A4E: /* bcachefs */
+	case 0x2FC12FC1: /* zfs */
+		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
+	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
+		return 0;
+	}
+}
+
+/* ext4_max_bitmap_size(): the maximum of a block-mapped (ext2/ext3-style)
+ * file, from the block size alone.  With 1 and 2 KiB blocks the block tree
+ * limits it; with 4 KiB and more it is i_blocks's limit, larger with the
+ * huge_file feature, which is assumed (a smaller answer would refuse ranges
+ * the kernel allows). */
+static int64_t block_mapped_max(int64_t fs_block)
+{
+	int64_t per_block, blocks;
+	int bits = 10;
+
+	while (bits < 16 && ((int64_t)1 << bits) < fs_block)
+		bits++;
+	per_block = (int64_t)1 << (bits - 2);
+	blocks = 12 + per_block + per_block * per_block + per_block * per_block * per_block;
+	return blocks > (INT64_MAX >> bits) ? INT64_MAX : blocks << bits;
+}
+
+/* The maximum without a descriptor of our own (the caller holds a lease, no
+ * descriptor is left, /proc is not mounted).  ext2/3/4 block-mapped files
+ * (no extents flag): computed.  Elsewhere a copy_file_range of nothing to
+ * end - 1, which the kernel checks against the filesystem's maximum first,
+ * needs a readable descriptor and moves no offset.  Neither seen: the
+ * kernel's writes will say (ext2/3 with 4 KiB blocks and no huge_file: from
+ * 2 to 4 TiB, after writing up to the maximum). */
+static int past_maximum_without_reopen(struct emul_job *j)
+{
+#if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
+	if (j->fs_type == 0xEF53) {
+		int attr = 0;
+
+		j->rep->syscalls++;
+		if (ioctl(j->fd, FS_IOC_GETFLAGS, &attr) == 0 && !(attr & FS_EXTENT_FL))
+			return j->end > block_mapped_max(j->fs_block);
+	}
+#endif
+#ifdef HAVE_COPY_FILE_RANGE
+	if ((j->flags & O_ACCMODE) == O_RDWR) {
+		off64_t from = 0, to = j->end - 1;
+
+		j->rep->syscalls++;
+		return copy_file_range(j->fd, &from, j->fd, &to, 0, 0) < 0 && errno == EFBIG;
+	}
+#endif
+	return 0;
+}
+
 /* A write past RLIMIT_FSIZE raises SIGXFSZ, which kills by default, and one
  * past the filesystem's maximum fails part way: both must fail first, with
- * EFBIG as the kernel's.  lseek to an offset past the maximum fails with
- * EINVAL (on our own descriptor: the caller's offset is not ours to move). */
+ * EFBIG as the kernel's.  The maximum matters only for a range ending high:
+ * below, no syscall is spent on it and no descriptor opened (a reopen
+ * through /proc shows watchers IN_OPEN and IN_CLOSE_WRITE).  Above, lseek
+ * to the end fails with EINVAL past the maximum, on a descriptor of our
+ * own (the caller's offset is not ours to move), or without one, as
+ * past_maximum_without_reopen() can tell.  (The kernel's EOPNOTSUPP proves
+ * nothing: ext3's block-mapped maximum is far below what vfs_fallocate
+ * checks, and a seccomp filter's answer checks nothing.) */
 static int check_limits(struct emul_job *j)
 {
 	struct rlimit64 lim;
@@ -65,12 +153,13 @@ static int check_limits(struct emul_job *j)
 	if (getrlimit64(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
 	    (uint64_t)j->end > lim.rlim_cur)
 		return EFBIG;
-	if (j->end > j->target->size && emul_private_fd(j) >= 0) {
+	if (j->end <= j->target->size || j->end <= end_always_allowed(j->fs_type, j->fs_block))
+		return 0;
+	if (emul_private_fd(j) >= 0) {
 		j->rep->syscalls++;
-		if (lseek64(j->priv, j->end, SEEK_SET) < 0 && errno == EINVAL)
-			return EFBIG;
+		return lseek64(j->priv, j->end, SEEK_SET) < 0 && errno == EINVAL ? EFBIG : 0;
 	}
-	return 0;
+	return past_maximum_without_reopen(j) ? EFBIG : 0;
 }
 
 /* Past the end of file every byte reads as zero, but another writer may

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/swap.h>
 #include <sys/uio.h>
@@ -941,6 +942,126 @@ START_TEST(child_forked_mid_call_holds_nothing)
 }
 END_TEST
 
+/* A watcher sees only modifications of a file that an emulated call
+ * extends: no reopen on the common path, so no IN_OPEN, and above all no
+ * IN_CLOSE_WRITE, which sync daemons take for "the file is complete". */
+static void only_modify_events(int flags)
+{
+	const char *p = fresh("inotify");
+	unsigned char buf[4096] __attribute__((aligned(8)));
+	uint32_t seen = 0;
+	ssize_t n, i;
+	int fd, in, err;
+
+	write_pattern_at(p, 0, 100, 15);
+	fd = open(p, flags);
+	ck_assert_int_ge(fd, 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(inotify_add_watch(in, p, IN_ALL_EVENTS), 0);
+	hook_reset();
+	err = job(fd, 100, 4096, NULL, NULL);
+	n = read(in, buf, sizeof buf);
+	for (i = 0; i < n; i += (ssize_t)sizeof(struct inotify_event) +
+				((struct inotify_event *)(buf + i))->len)
+		seen |= ((struct inotify_event *)(buf + i))->mask;
+	close(in);
+	close(fd);
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg((seen & ~(uint32_t)IN_MODIFY) == 0 && (seen & IN_MODIFY),
+		      "inotify events %#x for an extending call (flags %#x)", seen, flags);
+}
+
+START_TEST(extending_call_shows_only_modify)
+{
+	only_modify_events(O_RDWR);
+	only_modify_events(O_WRONLY);
+}
+END_TEST
+
+/* O_DIRECT where no descriptor of our own can write the unaligned tail (the
+ * caller's lease): EINVAL, glibc's answer, before anything is written. */
+START_TEST(direct_without_a_reopen_fails_before_writing)
+{
+	const char *p = fresh("direct-lease");
+	int fd, err;
+
+	fd = open(p, O_RDWR | O_CREAT | O_DIRECT, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "skipping: O_DIRECT: %s\n", strerror(errno));
+		return;
+	}
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	err = job(fd, 0, 5000001, NULL, NULL);
+	ck_assert_int_eq(fcntl(fd, F_SETLEASE, F_UNLCK), 0);
+	ck_assert_int_eq(err, EINVAL);
+	ck_assert_int_eq(hk.writes, 0);
+	ck_assert_int_eq(file_size(fd), 0);
+	close(fd);
+}
+END_TEST
+
+/* Past the filesystem's maximum with no descriptor of our own (a lease; no
+ * descriptor left): EFBIG, the kernel's answer, before anything is written,
+ * where the kernel's own fallocate says EFBIG for the range. */
+static void efbig_without_reopen(int64_t offset, int64_t len, int how)
+{
+	const char *p = fresh("efbig-noreopen");
+	struct rlimit old, lim;
+	int fd = open(p, O_RDWR | O_CREAT, 0600), err;
+
+	ck_assert_int_ge(fd, 0);
+	if (how == 0 && !take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (how == 1) {
+		lim = old;
+		lim.rlim_cur = (rlim_t)fd + 1;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	}
+	hook_reset();
+	err = job(fd, offset, len, NULL, NULL);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (how == 0)
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+	ck_assert_int_eq(err, EFBIG);
+	ck_assert_int_eq(hk.writes, 0);
+	ck_assert_int_eq(file_size(fd), 0);
+	close(fd);
+}
+
+START_TEST(efbig_before_writing_without_a_reopen)
+{
+	const char *p = fresh("efbig-kernel");
+	int64_t offset = INT64_MAX / 2, len = 8 * MiB;
+	int fd = open(p, O_RDWR | O_CREAT, 0600), kernel;
+
+	/* A range that crosses the maximum (ext4 16 TiB, xfs and tmpfs 8 EiB),
+	 * found by ftruncate, which allocates nothing; the kernel's own
+	 * fallocate must refuse it too. */
+	for (offset = 16 * MiB * MiB - 4 * MiB; offset > 0; offset = offset * 2 + 4 * MiB)
+		if (ftruncate(fd, offset + len) != 0 && errno == EFBIG)
+			break;
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	kernel = offset > 0 ? lfa_sys_fallocate(fd, 0, offset, len) : 0;
+	close(fd);
+	unlink(p);
+	if (kernel != EFBIG) {
+		fprintf(stderr, "skipping: no range crossing the maximum found (%s)\n",
+			strerror(kernel));
+		return;
+	}
+	efbig_without_reopen(offset, len, 0);
+	efbig_without_reopen(offset, len, 1);
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -976,6 +1097,9 @@ int main(void)
 	tcase_add_test(tc, active_swapfile);
 	tcase_add_test(tc, job_descriptors_never_below_3);
 	tcase_add_test(tc, child_forked_mid_call_holds_nothing);
+	tcase_add_test(tc, extending_call_shows_only_modify);
+	tcase_add_test(tc, direct_without_a_reopen_fails_before_writing);
+	tcase_add_test(tc, efbig_before_writing_without_a_reopen);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -4,7 +4,10 @@
  *   lfa-call [-o FLAG,...] FILE CALL...
  * where CALL is NAME:MODE:OFFSET:LEN with NAME one of posix_fallocate,
  * posix_fallocate64, fallocate, fallocate64.  Prints one line per call and
- * the final size; exits 0 when every call succeeded, 1 otherwise. */
+ * the final size; exits 0 when every call succeeded, 1 otherwise.  The
+ * flags "lease" (a write lease on the file) and "nofile" (RLIMIT_NOFILE
+ * right above the file's descriptor) leave the library no descriptor of
+ * its own. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,18 +24,23 @@
 #include "errname.h"
 
 
+static int want_lease, want_nofile;
+
 static int open_flags(char *spec)
 {
 	int flags = O_RDWR | O_CREAT;
 	char *tok;
 
 	for (tok = strtok(spec, ","); tok; tok = strtok(NULL, ",")) {
-		if (!strcmp(tok, "wronly")) flags = (flags & ~O_ACCMODE) | O_WRONLY;
+		if (!strcmp(tok, "rdwr")) flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (!strcmp(tok, "wronly")) flags = (flags & ~O_ACCMODE) | O_WRONLY;
 		else if (!strcmp(tok, "rdonly")) flags = (flags & ~O_ACCMODE) | O_RDONLY;
 		else if (!strcmp(tok, "append")) flags |= O_APPEND;
 		else if (!strcmp(tok, "direct")) flags |= O_DIRECT;
 		else if (!strcmp(tok, "dsync")) flags |= O_DSYNC;
 		else if (!strcmp(tok, "trunc")) flags |= O_TRUNC;
+		else if (!strcmp(tok, "lease")) want_lease = 1;
+		else if (!strcmp(tok, "nofile")) want_nofile = 1;
 		else {
 			fprintf(stderr, "lfa-call: unknown open flag %s\n", tok);
 			exit(2);
@@ -86,6 +95,20 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror(argv[1]);
 		return 2;
+	}
+	if (want_lease && fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
+		perror("F_SETLEASE");
+		return 77;
+	}
+	if (want_nofile) {
+		struct rlimit lim;
+
+		getrlimit(RLIMIT_NOFILE, &lim);
+		lim.rlim_cur = (rlim_t)fd + 1;
+		if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+			perror("RLIMIT_NOFILE");
+			return 2;
+		}
 	}
 	for (i = 2; i < argc; i++)
 		failed |= call(fd, argv[i]) != 0;

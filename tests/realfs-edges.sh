@@ -29,9 +29,29 @@ for emulation in auto always; do
 	[ "$(file_size "$f")" = 3 ] || fail "ext3 1k: size changed past the maximum: $(file_size "$f")"
 	[ "$(cat "$f")" = old ] || fail "ext3 1k: the old bytes changed"
 done
+# The same where the library can open no descriptor of its own (issue 18):
+# the caller's lease, no descriptor left, no /proc.
+for how in lease nofile noproc; do
+	for emulation in auto always; do
+		export LIBFALLOCATE_EMULATION=$emulation
+		case $how in
+		noproc)
+			need_cmd unshare
+			out=$(unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
+				"$LFA_CALL_LFS" "$f" posix_fallocate:0:17179869184:1073741824 2>&1)
+			echo "$out" | grep -q -- "-> EFBIG\$" ||
+				fail "ext3 1k without /proc ($emulation): wanted EFBIG: $out" ;;
+		*)
+			expect EFBIG -o rdwr,$how "$f" posix_fallocate:0:17179869184:1073741824
+			expect EFBIG -o wronly,$how "$f" posix_fallocate:0:17179869184:1073741824 ;;
+		esac
+		[ "$(file_size "$f")" = 3 ] || fail "ext3 1k, $how: size changed past the maximum: $(file_size "$f")"
+		[ "$(cat "$f")" = old ] || fail "ext3 1k, $how: the old bytes changed"
+	done
+done
 unset LIBFALLOCATE_EMULATION
 expect ok "$f" posix_fallocate:0:0:65536
-note "ext3 1 KiB blocks: EFBIG past the maximum, nothing written"
+note "ext3 1 KiB blocks: EFBIG past the maximum, nothing written, with or without a reopen"
 
 # Append-only: only appends change it, which is how it grows.
 mount_fs ext3 ext3 64M
