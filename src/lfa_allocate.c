@@ -16,6 +16,9 @@
  * versions only append members, so every later size is larger. */
 #define OPTIONS_SIZE_V1 sizeof(struct lfa_options)
 #define REPORT_SIZE_V1 sizeof(struct lfa_report)
+/* The largest size checked, as openat2 and clone3 (a page there): beyond,
+ * E2BIG, and nothing past the members known is read or written. */
+#define STRUCT_SIZE_MAX ((size_t)4096)
 
 struct progress_relay {
 	lfa_progress_fn fn;
@@ -60,7 +63,7 @@ static int read_options(int fd, const struct lfa_options *opt, struct lfa_job_op
 	if (opt->size < OPTIONS_SIZE_V1 || opt->flags ||
 	    opt->emulation < LFA_EMULATION_DEFAULT || opt->emulation > LFA_EMULATION_ALWAYS)
 		return EINVAL;
-	if (!tail_is_zero(opt, sizeof *opt, opt->size))
+	if (opt->size > STRUCT_SIZE_MAX || !tail_is_zero(opt, sizeof *opt, opt->size))
 		return E2BIG;
 	if (opt->emulation != LFA_EMULATION_DEFAULT)
 		job->emulation = policies[opt->emulation];
@@ -109,6 +112,8 @@ LFA_EXPORT int lfa_allocate(int fd, int64_t offset, int64_t len, const struct lf
 
 	if (rep && rep->size < REPORT_SIZE_V1)
 		return EINVAL;
+	if (rep && rep->size > STRUCT_SIZE_MAX)
+		return E2BIG;
 	rep_size = rep ? rep->size : 0;
 	memset(&out, 0, sizeof out);
 	out.size = rep_size;

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <sys/mman.h>
 
 #include "check-run.h"
 #include <stddef.h>
@@ -258,6 +259,35 @@ START_TEST(structure_sizes)
 }
 END_TEST
 
+/* A size past what the library can check (a page, as openat2 and clone3):
+ * E2BIG, without reading or writing past the caller's structure, which here
+ * ends right before a page that cannot be touched. */
+START_TEST(huge_structure_size_is_e2big)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct lfa_options *opt;
+	struct lfa_report *rep;
+	int fd = open_fresh("huge-size");
+
+	ck_assert(map != MAP_FAILED);
+	ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+	opt = (struct lfa_options *)(map + page - sizeof *opt);
+	rep = (struct lfa_report *)(map + page - sizeof *rep);
+	memset(map, 0, (size_t)page);
+	*opt = forced();
+	opt->size = 1 << 20;
+	ck_assert_int_eq(allocate(fd, 0, 8192, opt, NULL), E2BIG);
+	memset(map, 0, (size_t)page);
+	rep->size = 1 << 20;
+	ck_assert_int_eq(allocate(fd, 0, 8192, NULL, rep), E2BIG);
+	ck_assert_int_eq(file_size(fd), 0);
+	close(fd);
+	munmap(map, (size_t)page * 2);
+}
+END_TEST
+
 START_TEST(names_and_version)
 {
 	const char *v = lfa_version();
@@ -311,6 +341,7 @@ int main(void)
 	tcase_add_test(tc, structure_sizes);
 	tcase_add_test(tc, names_and_version);
 	tcase_add_test(tc, layout_is_fixed);
+	tcase_add_test(tc, huge_structure_size_is_e2big);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
