@@ -404,4 +404,21 @@ if "$PYTHON" -c 'import pty, termios' 2> /dev/null; then
 else
 	note "python3 has no pty module: the terminal bar is not checked"
 fi
+# With stdin, stdout or stderr closed, the file it opens must not take their
+# number: the progress it shows would be written into it.  The program itself,
+# not libtool's wrapper script, whose shell fills closed descriptors.
+real_pf=$PF
+for p in "$top_builddir/tools/.libs/lt-pfallocate" "$top_builddir/tools/.libs/pfallocate"; do
+	if [ -x "$p" ]; then real_pf=$p; break; fi
+done
+for closed in '<&-' '>&-' '2>&-' '<&- >&- 2>&-'; do
+	f=$scratch/closed-stdio
+	rm -f "$f"
+	LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		eval '"$real_pf" --progress --emulation=always -l 16M "$f"' "$closed"
+	[ "$(file_size "$f")" = 16777216 ] || fail "stdio closed ($closed): size $(file_size "$f")"
+	[ "$(tr -d '\000' < "$f" | wc -c)" = 0 ] ||
+		fail "stdio closed ($closed): text in the file: $(tr -d '\000' < "$f" | head -c 200)"
+done
+ok "closed stdio: nothing written into the file"
 echo "PASS: $n groups"

@@ -767,11 +767,27 @@ static void reraise(void)
 	exit(128 + sig);
 }
 
+/* A descriptor among 0, 1 and 2 left closed by whoever started us would be
+ * the number of the first file opened: progress, the report and messages
+ * would be written into the file being allocated.  /dev/null takes them. */
+static void open_standard_descriptors(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(EXIT_FAILURE); /* nowhere to say it */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
 	int i, status = EXIT_SUCCESS;
 
+	open_standard_descriptors();
 	i = parse_args(argc, argv, &cfg);
 	catch_signals();
 	for (; i < argc && !interrupted; i++) {
