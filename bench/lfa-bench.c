@@ -424,6 +424,36 @@ static void rss_round(const struct config *c, const struct side *s, int counter,
 	free(p);
 }
 
+/* Scenario 18 (issue 18): the small extending call, c->calls per round, each
+ * adding c->size bytes at the end of a new file; dd's side is a bare pwrite
+ * of as many zeros. */
+static void extend_round(const struct config *c, const struct side *s, int counter,
+			 struct sample *out)
+{
+	static const char zeros[65536];
+	char *p = path_in_dir(c, "extend.dat");
+	int fd = create_file(p, 0), i;
+
+	if (c->size > (int64_t)sizeof zeros)
+		die("scenario extend takes --size 64K at most");
+	counter_start(counter);
+	out->secs = now();
+	for (i = 0; i < c->calls; i++) {
+		if (s->kind != SIDE_DD)
+			call_pf(s, fd, i * c->size, c->size);
+		else if (pwrite(fd, zeros, (size_t)c->size, i * c->size) != c->size)
+			die("pwrite %s: %s", p, strerror(errno));
+	}
+	out->secs = (now() - out->secs) / c->calls;
+	out->syscalls = counter_stop(counter);
+	if (out->syscalls >= 0)
+		out->syscalls = (out->syscalls + c->calls / 2) / c->calls;
+	check_allocated(fd, c->size * c->calls, s->name);
+	close(fd);
+	unlink(p);
+	free(p);
+}
+
 /* ---- driver ------------------------------------------------------------- */
 
 typedef void (*round_fn)(const struct config *, const struct side *, int, struct sample *);
@@ -440,6 +470,8 @@ static round_fn scenario_round(const char *name)
 		return sparse_round;
 	if (!strcmp(name, "rss"))
 		return rss_round;
+	if (!strcmp(name, "extend"))
+		return extend_round;
 	die("unknown scenario %s", name);
 	return NULL;
 }
@@ -491,7 +523,7 @@ static void print_row(const struct config *c, struct side *s, const struct side 
 		paired[i] = ours->secs[i] > 0 ? s->secs[i] / ours->secs[i] : 0;
 	qsort(r, (size_t)s->n, sizeof r[0], cmp_long);
 	printf("%s,%s,%s,%s,%" PRId64 ",%s,%.9f,", c->id, c->scenario, c->fs, s->name, c->size,
-	       !strcmp(c->scenario, "native") ? "s/call" : "s", median(t, s->n));
+	       !strcmp(c->scenario, "native") || !strcmp(c->scenario, "extend") ? "s/call" : "s", median(t, s->n));
 	printf("%.9f,%.9f,%d,%ld,%ld,%.4f,%ld\n", t[0], t[s->n - 1], s->n, s->syscalls, r[s->n / 2],
 	       ours ? median(paired, s->n) : 0.0, now_kib[s->n / 2]);
 	fflush(stdout);
@@ -516,7 +548,7 @@ static int64_t parse_size(const char *s)
 static void usage(int status)
 {
 	printf("usage: %s --lib LIBFALLOCATE.so --dir DIR --scenario NAME [options]\n"
-	       "  --scenario native|new|rewrite|sparse|rss\n"
+	       "  --scenario native|new|rewrite|sparse|rss|extend\n"
 	       "  --fs LABEL       filesystem label for the output (default: dir)\n"
 	       "  --size N[K|M|G]  bytes to allocate (default 1G)\n"
 	       "  --reps N         timed rounds per side, after one counted round (default 5)\n"

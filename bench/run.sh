@@ -18,7 +18,7 @@ bench=$top_builddir/bench/lfa-bench
 forcer=$top_builddir/tests/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
-only=${BENCH_ONLY:-1 2 3 4 5 6 7 8}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 18}
 verbose=()
 [ "${BENCH_VERBOSE:-0}" = 1 ] && verbose=(--verbose)
 started=$(date +%s)
@@ -221,6 +221,16 @@ if wanted 7; then
 		run 7-rss "$ext3" ext3 --scenario rss --reps 3
 	else
 		skip 7 "no filesystem where both sides emulate"
+	fi
+fi
+
+# Issue 18: the small extending call, 20,000 per round, beside a bare pwrite.
+if wanted 18; then
+	if [ $can_force = yes ]; then
+		forced 18-extend "$disk" "$forced_fs" --scenario extend --size 4K --calls 20000 \
+			--reps 7 --dd
+	else
+		skip 18 "cannot force EOPNOTSUPP (tests/with-fallocate-errno: no libseccomp?)"
 	fi
 fi
 
