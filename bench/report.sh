@@ -141,6 +141,13 @@ if [ -s "$dir/cache.csv" ]; then
 					if (kp in sm)
 						t = t sprintf(", %.2fx keep (<=0.5 %s)", sm[i] / sm[kp], \
 							      sm[i] <= 0.5 * sm[kp] ? "ok" : "MISS")
+					for (jj = 1; jj <= ns[key]; jj++) {
+						if (side[key, jj] !~ /^ours@/)
+							continue
+						q = key SUBSEP side[key, jj]
+						t = t sprintf(", %.2fx %s (<=0.5 %s)", sm[i] / sm[q], side[key, jj], \
+							      sm[i] <= 0.5 * sm[q] ? "ok" : "MISS")
+					}
 					if (d in sm)
 						t = t sprintf(", %.2fx dd (<=1 %s)", sm[i] / sm[d], sm[i] <= sm[d] ? "ok" : "MISS")
 				}
@@ -152,8 +159,8 @@ if [ -s "$dir/cache.csv" ]; then
 		print ""
 		print "call+sync: the call, then fsync of the file (sync FILE); dirty and cache: the"
 		print "side'"'"'s own memory cgroup sampled every 10 ms (peaks over the rounds); cache left:"
-		print "when the call returned (median).  ours-keep: LIBFALLOCATE_CACHE=keep, the engine"
-		print "as it was before the window (the \"today'"'"'s engine\" of issue 17)."
+		print "when the call returned (median).  ours-keep: LIBFALLOCATE_CACHE=keep, this engine"
+		print "without the window; ours@PATH: another build (an older engine)."
 	}' "$dir/cache.csv"
 fi
 if [ -s "$dir/skipped.txt" ]; then

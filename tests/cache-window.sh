@@ -114,5 +114,47 @@ env -u LIBFALLOCATE_CACHE LIBFALLOCATE_EMULATION=always \
 	fail "posix_fallocate failed: $(cat "$scratch/out")"
 total=$(resident "$f")
 [ "$total" -le $((64 * 1024)) ] || fail "by default the call left $total KiB in the page cache"
+# Another value: one complaint, and the default.
+make_file
+env LIBFALLOCATE_EMULATION=always LIBFALLOCATE_CACHE=bogus \
+	"$LFA_CALL" "$f" "posix_fallocate:0:0:$((256 * MiB))" > "$scratch/out" 2>&1 ||
+	fail "posix_fallocate failed: $(cat "$scratch/out")"
+grep -q "ignoring LIBFALLOCATE_CACHE=bogus (expected keep or drop)" "$scratch/out" ||
+	fail "no complaint about LIBFALLOCATE_CACHE=bogus: $(cat "$scratch/out")"
+total=$(resident "$f")
+[ "$total" -le $((64 * 1024)) ] || fail "with LIBFALLOCATE_CACHE=bogus the call left $total KiB cached"
 rm -f "$f"
+
+# Where the window does not run, not one call more: below its size, under
+# O_DSYNC and O_DIRECT, with LIBFALLOCATE_CACHE=keep, and on tmpfs (whose
+# page cache is the data).  Counted with strace, when it can trace.
+if command -v strace > /dev/null 2>&1 && strace -o /dev/null true 2> /dev/null; then
+	hints() { # hints FILE FLAGS LEN [CACHE]: sets N, the hint syscalls of one call
+		rm -f "$1"
+		env LIBFALLOCATE_EMULATION=always LIBFALLOCATE_CACHE="${4:-drop}" \
+			strace -f -qq -e trace=sync_file_range,fadvise64 -o "$scratch/trace" \
+			"$LFA_CALL" -o "$2" "$1" "posix_fallocate:0:0:$3" > "$scratch/out" 2>&1 ||
+			fail "posix_fallocate ($2, $3) failed: $(cat "$scratch/out")"
+		N=$(grep -c -E '(sync_file_range|fadvise64)\(' "$scratch/trace")
+		rm -f "$1"
+	}
+	hints "$f" trunc $((32 * MiB))
+	[ "$N" -gt 0 ] || fail "no sync_file_range or fadvise64 seen for 32 MiB: is strace tracing?"
+	note "32 MiB: $N hint syscalls"
+	hints "$f" trunc $((16 * MiB - 4096))
+	[ "$N" = 0 ] || fail "$N hint syscalls below the window (16 MiB)"
+	hints "$f" dsync $((32 * MiB))
+	[ "$N" = 0 ] || fail "$N hint syscalls under O_DSYNC"
+	hints "$f" direct $((32 * MiB))
+	[ "$N" = 0 ] || fail "$N hint syscalls under O_DIRECT"
+	hints "$f" trunc $((32 * MiB)) keep
+	[ "$N" = 0 ] || fail "$N hint syscalls with LIBFALLOCATE_CACHE=keep"
+	if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] && shm=$(mktemp -d /dev/shm/lfa-cache.XXXXXX); then
+		on_exit "rm -rf '$shm'"
+		hints "$shm/f" trunc $((32 * MiB))
+		[ "$N" = 0 ] || fail "$N hint syscalls on tmpfs"
+	fi
+else
+	note "strace cannot trace here: the cases without the window are not counted"
+fi
 echo PASS
