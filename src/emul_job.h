@@ -15,14 +15,14 @@
  * each sync costs. */
 #define WRITE_CHUNK ((int64_t)4 << 20)
 
-/* Pieces of the page-cache window remembered at once (emul_cache.c). */
-#define EMUL_CACHE_PIECES 16
-
 enum writer {
 	WRITE_BOUND,    /* pwritev on the job's descriptor (no O_APPEND) */
 	WRITE_PRIVATE,  /* pwritev on a descriptor reopened without O_APPEND/O_DIRECT */
 	WRITE_APPEND,   /* appends, for append-only files: the only writes they take */
 };
+
+/* Pieces of the page-cache window remembered at once (emul_cache.c). */
+#define EMUL_CACHE_PIECES 16
 
 struct emul_job {
 	int64_t offset, end;
