@@ -6,3 +6,17 @@
 CACHE_TESTS = tests/cache-window.sh tests/cache-cgroup.sh
 TESTS += $(CACHE_TESTS)
 EXTRA_DIST += $(CACHE_TESTS)
+
+# The window's rules at its syscalls: the program defines the libc functions
+# the engine calls, so it links the engine statically.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_cache tests/check_cache_lfs
+TESTS += tests/check_cache tests/check_cache_lfs
+tests_check_cache_SOURCES = tests/check_cache.c
+tests_check_cache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_cache_LDADD = $(UNIT_LDADD) -ldl
+tests_check_cache_lfs_SOURCES = tests/check_cache.c
+tests_check_cache_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_cache_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_cache_lfs_LDADD = $(UNIT_LDADD) -ldl
+endif
