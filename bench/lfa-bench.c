@@ -39,7 +39,7 @@
 
 typedef int (*pf_fn)(int fd, off64_t offset, off64_t len);
 
-enum side_kind { SIDE_OURS, SIDE_GLIBC, SIDE_DD, SIDE_NONE };
+enum side_kind { SIDE_OURS, SIDE_GLIBC, SIDE_DD, SIDE_NONE, SIDE_PWRITE };
 
 struct side {
 	const char *name;
@@ -55,7 +55,7 @@ struct side {
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id;
 	int64_t size, chunk;
-	int reps, calls, with_dd, cold, dsync, verbose;
+	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite;
 };
 
 static const char *argv0 = "lfa-bench";
@@ -424,31 +424,31 @@ static void rss_round(const struct config *c, const struct side *s, int counter,
 	free(p);
 }
 
-/* Scenario 18 (issue 18): the small extending call, c->calls per round, each
- * adding c->size bytes at the end of a new file; dd's side is a bare pwrite
- * of as many zeros. */
+/* Scenario 10: a file grown by small steps, one call per step at its end
+ * (a log or a download preallocating as it goes): per-call cost where the
+ * emulation runs each time, against a bare pwrite of as many zeros. */
 static void extend_round(const struct config *c, const struct side *s, int counter,
 			 struct sample *out)
 {
-	static const char zeros[65536];
+	static char zeros[1 << 20];
 	char *p = path_in_dir(c, "extend.dat");
 	int fd = create_file(p, 0), i;
 
-	if (c->size > (int64_t)sizeof zeros)
-		die("scenario extend takes --size 64K at most");
+	if (c->chunk > (int64_t)sizeof zeros)
+		die("--chunk: at most 1M for extend");
 	counter_start(counter);
 	out->secs = now();
 	for (i = 0; i < c->calls; i++) {
-		if (s->kind != SIDE_DD)
-			call_pf(s, fd, i * c->size, c->size);
-		else if (pwrite(fd, zeros, (size_t)c->size, i * c->size) != c->size)
-			die("pwrite %s: %s", p, strerror(errno));
+		if (s->kind != SIDE_PWRITE)
+			call_pf(s, fd, i * c->chunk, c->chunk);
+		else if (pwrite64(fd, zeros, (size_t)c->chunk, i * c->chunk) != (ssize_t)c->chunk)
+			die("pwrite: %s", strerror(errno));
 	}
 	out->secs = (now() - out->secs) / c->calls;
 	out->syscalls = counter_stop(counter);
 	if (out->syscalls >= 0)
 		out->syscalls = (out->syscalls + c->calls / 2) / c->calls;
-	check_allocated(fd, c->size * c->calls, s->name);
+	check_allocated(fd, c->chunk * c->calls, s->name);
 	close(fd);
 	unlink(p);
 	free(p);
@@ -506,6 +506,11 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static int round_is_extend(const struct config *c)
+{
+	return !strcmp(c->scenario, "extend");
+}
+
 /* Besides the side's own median, the median over rounds of its time divided
  * by ours in the same round: both ran back to back, so a burst of load on
  * this shared machine moves both and mostly cancels out. */
@@ -522,8 +527,9 @@ static void print_row(const struct config *c, struct side *s, const struct side 
 	for (i = 0; ours && i < s->n; i++)
 		paired[i] = ours->secs[i] > 0 ? s->secs[i] / ours->secs[i] : 0;
 	qsort(r, (size_t)s->n, sizeof r[0], cmp_long);
-	printf("%s,%s,%s,%s,%" PRId64 ",%s,%.9f,", c->id, c->scenario, c->fs, s->name, c->size,
-	       !strcmp(c->scenario, "native") || !strcmp(c->scenario, "extend") ? "s/call" : "s", median(t, s->n));
+	printf("%s,%s,%s,%s,%" PRId64 ",%s,%.9f,", c->id, c->scenario, c->fs, s->name,
+	       round_is_extend(c) ? c->chunk : c->size,
+	       !strcmp(c->scenario, "native") || round_is_extend(c) ? "s/call" : "s", median(t, s->n));
 	printf("%.9f,%.9f,%d,%ld,%ld,%.4f,%ld\n", t[0], t[s->n - 1], s->n, s->syscalls, r[s->n / 2],
 	       ours ? median(paired, s->n) : 0.0, now_kib[s->n / 2]);
 	fflush(stdout);
@@ -552,8 +558,10 @@ static void usage(int status)
 	       "  --fs LABEL       filesystem label for the output (default: dir)\n"
 	       "  --size N[K|M|G]  bytes to allocate (default 1G)\n"
 	       "  --reps N         timed rounds per side, after one counted round (default 5)\n"
-	       "  --calls N        native: calls per round (default 10000)\n"
-	       "  --chunk N        sparse: size of each data and hole chunk (default 1M)\n"
+	       "  --calls N        native, extend: calls per round (default 10000)\n"
+	       "  --chunk N        sparse: size of each data and hole chunk; extend: of each\n"
+	       "                   step (default 1M)\n"
+	       "  --pwrite         extend: a third side, a bare pwrite of each step's zeros\n"
 	       "  --dd             a third side, dd: new: writing as many zeros; rewrite:\n"
 	       "                   reading the file back\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
@@ -577,7 +585,8 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "dd", no_argument, 0, 'D' },          { "cold", no_argument, 0, 'C' },
 		{ "dsync", no_argument, 0, 'S' },       { "only", required_argument, 0, 'o' },
 		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
-		{ "help", no_argument, 0, 'h' },        { 0, 0, 0, 0 },
+		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int o;
 
@@ -602,6 +611,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'o': c->only = optarg; break;
 		case 'i': c->id = optarg; break;
 		case 'v': c->verbose = 1; break;
+		case 'P': c->with_pwrite = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -647,6 +657,8 @@ int main(int argc, char **argv)
 						 .pf = resolve(libc, "libc.so.6") };
 	if (c.with_dd && !c.only)
 		sides[nsides++] = (struct side){ .name = "dd", .kind = SIDE_DD };
+	if (c.with_pwrite && !c.only)
+		sides[nsides++] = (struct side){ .name = "pwrite", .kind = SIDE_PWRITE };
 	if (round == rss_round && !c.only)
 		sides[nsides++] = (struct side){ .name = "baseline", .kind = SIDE_NONE };
 	if (!nsides)

@@ -9,7 +9,10 @@
 # disk, default /var/tmp; needs about 8 GiB free), BENCH_REPS (timed rounds
 # per side for the large scenarios, default 5), BENCH_ONLY (scenario
 # numbers to run, e.g. "2 3"; default all), BENCH_VERBOSE=1 (each round's
-# time on stderr).
+# time on stderr), BENCH_CACHE_SIZES (MiB, scenario 9; default 1024, the
+# issue's full run is "1024 4096"), BENCH_CACHE_REPS (default 3),
+# BENCH_CACHE_SIDES (bench/cache.py --sides: e.g. add ours@/path/to/an/older/
+# libfallocate.so.1 to compare engines).
 set -euo pipefail
 : "${top_builddir:=$(pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -18,7 +21,9 @@ bench=$top_builddir/bench/lfa-bench
 forcer=$top_builddir/tests/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
-only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 18}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10}
+cache_sizes=${BENCH_CACHE_SIZES:-1024}
+cache_reps=${BENCH_CACHE_REPS:-3}
 verbose=()
 [ "${BENCH_VERBOSE:-0}" = 1 ] && verbose=(--verbose)
 started=$(date +%s)
@@ -224,14 +229,47 @@ if wanted 7; then
 	fi
 fi
 
-# Issue 18: the small extending call, 20,000 per round, beside a bare pwrite.
-if wanted 18; then
-	if [ $can_force = yes ]; then
-		forced 18-extend "$disk" "$forced_fs" --scenario extend --size 4K --calls 20000 \
-			--reps 7 --dd
+# Scenario 9: what a large new range leaves in the page cache (issue 17),
+# every side in a memory cgroup of its own (bench/cache.py).
+cache_run() { # DIR FS-LABEL [--forcer F]
+	local dir=$1 fs=$2 mib
+	shift 2
+	for mib in $cache_sizes; do
+		if [ "$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')" -le $(( (mib + 256) * 1024 )) ]; then
+			skip 9 "$fs: not enough room for $mib MiB"
+			continue
+		fi
+		log "9-cache on $fs: $mib MiB, $cache_reps rounds"
+		python3 "$top_srcdir/bench/cache.py" --lib "$LFA_LIBRARY" --dir "$dir" --fs "$fs" \
+			--size "$mib" --reps "$cache_reps" ${BENCH_CACHE_SIDES:+--sides "$BENCH_CACHE_SIDES"} \
+			"${verbose[@]}" "$@" >> "$out/cache.csv"
+	done
+}
+if wanted 9; then
+	echo "id,scenario,fs,side,bytes,call_median_s,call_min_s,sync_median_s,sync_min_s,reps,peak_dirty_mib,peak_cache_mib,cache_left_mib" > "$out/cache.csv"
+	if ! is_root || ! command -v python3 > /dev/null; then
+		skip 9 "needs root (memory cgroups) and python3"
 	else
-		skip 18 "cannot force EOPNOTSUPP (tests/with-fallocate-errno: no libseccomp?)"
+		if [ -n "$ext3" ]; then cache_run "$ext3" ext3; else skip 9 "$no_ext3"; fi
+		if [ $can_force = yes ]; then
+			cache_run "$disk" "$forced_fs" --forcer "$forcer"
+		else
+			skip 9 "cannot force EOPNOTSUPP"
+		fi
 	fi
+else
+	rm -f "$out/cache.csv"
+fi
+
+# Scenario 10: a file grown by small steps, 20,000 calls of 4 KiB and of
+# 64 KiB, against glibc and a bare pwrite of the same zeros.
+if wanted 10; then
+	for step in 4K 64K; do
+		[ -n "$ext3" ] && run "10-extend-$step" "$ext3" ext3 --scenario extend --chunk "$step" \
+			--calls 20000 --reps 3 --pwrite
+		[ $can_force = yes ] && forced "10-extend-$step" "$disk" "$forced_fs" --scenario extend \
+			--chunk "$step" --calls 20000 --reps 3 --pwrite
+	done
 fi
 
 log "done; writing the report"

@@ -80,10 +80,14 @@ typedef int (*lfa_progress_fn)(uint64_t done, uint64_t total, void *user);
 struct lfa_options {
 	size_t size;
 	int emulation;            /* enum lfa_emulation */
-	int flags;                /* none defined yet: 0 */
+	int flags;                /* LFA_KEEP_CACHE, or 0 */
 	lfa_progress_fn progress; /* or null */
 	void *user;               /* passed to progress */
 };
+/* lfa_options.flags: leave the zeros the emulation writes in the page cache
+ * (dirty, until the kernel writes them back), as LIBFALLOCATE_CACHE=keep
+ * does.  By default a large emulation keeps only a window of them. */
+#define LFA_KEEP_CACHE 0x1
 #define LFA_OPTIONS_INIT { sizeof(struct lfa_options), LFA_EMULATION_DEFAULT, 0, 0, 0 }
 
 /* Which path did the work (lfa_report.path). */

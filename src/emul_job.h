@@ -21,6 +21,9 @@ enum writer {
 	WRITE_APPEND,   /* appends, for append-only files: the only writes they take */
 };
 
+/* Pieces of the page-cache window remembered at once (emul_cache.c). */
+#define EMUL_CACHE_PIECES 16
+
 struct emul_job {
 	int64_t offset, end;
 	const struct lfa_target *target;
@@ -49,6 +52,16 @@ struct emul_job {
 
 	uint64_t progress_done;
 	unsigned fork_generation; /* lfa_fork_generation() when the job began */
+
+	/* emul_cache.c: the pieces written in the window of writeback behind
+	 * the write front, oldest first */
+	int cache_on;
+	int cache_count;
+	int64_t cache_unstarted;
+	struct emul_cache_piece {
+		int64_t a, b;
+		int started;
+	} cache_piece[EMUL_CACHE_PIECES];
 };
 
 /* emul_fd.c */
@@ -72,6 +85,13 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 	LFA_HIDDEN;
 void emul_wrote(struct emul_job *j) LFA_HIDDEN;
 void emul_release_map(struct emul_job *j) LFA_HIDDEN;
+
+/* emul_cache.c: bounds what the zeros leave in the page cache.  start
+ * once the writer is chosen, wrote after each write, finish at the end;
+ * none of them fails the call. */
+void emul_cache_start(struct emul_job *j) LFA_HIDDEN;
+void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n) LFA_HIDDEN;
+void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

@@ -109,6 +109,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	*done = w;
 	j->rep->bytes_written += (uint64_t)w;
 	emul_wrote(j);
+	emul_cache_wrote(j, off, w);
 	if (j->writer == WRITE_APPEND)
 		return 0; /* landed at the end of file, wherever that was */
 	j->known_size = emul_max(j->known_size, off + w);

@@ -281,6 +281,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	if ((err = check_limits(&j)) != 0 || sealed_against_writes(&j, &err) ||
 	    (err = emul_choose_writer(&j)) != 0)
 		goto out;
+	emul_cache_start(&j);
 	while (pos < j.end && !err) {
 		if (pos >= j.known_size)
 			err = extend(&j, &pos);
@@ -292,6 +293,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	if (!err && rep->bytes_written == 0)
 		err = nothing_written_check(&j);
 out:
+	emul_cache_finish(&j);
 	emul_release_map(&j);
 	emul_close_private(&j);
 	return err;

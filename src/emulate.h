@@ -22,6 +22,7 @@ struct lfa_job_options {
 	 * written so far stay (a prefix of the range, without holes). */
 	int (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	int keep_cache;            /* leave the zeros in the page cache */
 };
 
 struct lfa_job_report {

@@ -60,11 +60,12 @@ static int read_options(int fd, const struct lfa_options *opt, struct lfa_job_op
 	job->emulation = lfa_settings(fd).emulation;
 	if (!opt)
 		return 0;
-	if (opt->size < OPTIONS_SIZE_V1 || opt->flags ||
+	if (opt->size < OPTIONS_SIZE_V1 || (opt->flags & ~LFA_KEEP_CACHE) ||
 	    opt->emulation < LFA_EMULATION_DEFAULT || opt->emulation > LFA_EMULATION_ALWAYS)
 		return EINVAL;
 	if (opt->size > STRUCT_SIZE_MAX || !tail_is_zero(opt, sizeof *opt, opt->size))
 		return E2BIG;
+	job->keep_cache = !!(opt->flags & LFA_KEEP_CACHE);
 	if (opt->emulation != LFA_EMULATION_DEFAULT)
 		job->emulation = policies[opt->emulation];
 	if (opt->progress) {

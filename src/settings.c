@@ -20,6 +20,7 @@
 #define DEBUG       0x200u
 #define EMULATE_FA  0x400u
 #define REFUSE_COW  0x800u
+#define KEEP_CACHE  0x1000u
 #define POLICY_MASK 0x0ffu
 
 static unsigned packed_settings;
@@ -90,6 +91,11 @@ static unsigned parse(int fd)
 		s |= REFUSE_COW;
 	else if (v && *v && strcmp(v, "emulate"))
 		complain(fd, "LIBFALLOCATE_COPY_ON_WRITE", v, "emulate or refuse");
+	v = get_env("LIBFALLOCATE_CACHE");
+	if (v && *v && !strcmp(v, "keep"))
+		s |= KEEP_CACHE;
+	else if (v && *v && strcmp(v, "drop"))
+		complain(fd, "LIBFALLOCATE_CACHE", v, "keep or drop");
 	return s;
 }
 
@@ -109,6 +115,7 @@ struct lfa_settings lfa_settings(int fd)
 	out.debug = !!(s & DEBUG);
 	out.emulate_fallocate = !!(s & EMULATE_FA);
 	out.refuse_copy_on_write = !!(s & REFUSE_COW);
+	out.keep_cache = !!(s & KEEP_CACHE);
 	return out;
 }
 

@@ -16,6 +16,7 @@ struct lfa_settings {
 	int debug;             /* LIBFALLOCATE_DEBUG=1 */
 	int emulate_fallocate; /* LIBFALLOCATE_EMULATE_FALLOCATE=1 */
 	int refuse_copy_on_write; /* LIBFALLOCATE_COPY_ON_WRITE=refuse */
+	int keep_cache;        /* LIBFALLOCATE_CACHE=keep */
 };
 
 /* The environment, read once per process (ignored in setuid programs).

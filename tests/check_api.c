@@ -241,8 +241,10 @@ START_TEST(structure_sizes)
 	opt.size = 0;
 	ck_assert_int_eq(allocate(fd, 0, 8192, &opt, NULL), EINVAL);
 	opt.size = sizeof opt;
-	opt.flags = 1;
+	opt.flags = LFA_KEEP_CACHE << 1; /* the first flag not defined */
 	ck_assert_int_eq(allocate(fd, 0, 8192, &opt, NULL), EINVAL);
+	opt.flags = LFA_KEEP_CACHE;
+	ck_assert_int_eq(allocate(fd, 0, 4096, &opt, NULL), 0);
 	opt.flags = 0;
 	opt.emulation = 4;
 	ck_assert_int_eq(allocate(fd, 0, 8192, &opt, &rep.v1), EINVAL);

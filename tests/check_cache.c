@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
+/* The page-cache window's rules, seen at its syscalls: this program
+ * defines pwritev64, sync_file_range and posix_fadvise64, which record what
+ * the engine asks for (and can fail it) before the real call.
+ *  - it drops only the pieces the call wrote, never the caller's data;
+ *  - it waits through an open file of its own, so that the writeback
+ *    errors it sees are still the caller's fsync's to report;
+ *  - a hint that fails never fails the call, and ends the window;
+ *  - below the window, or with keep_cache, not one hint. */
+#include "testutil.h"
+
+#include <check.h>
+
+#include "check-run.h"
+#include <dlfcn.h>
+#include <linux/kcmp.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "emulate.h"
+
+#define MiB ((int64_t)1 << 20)
+#define MAX_LOG 4096
+
+struct span {
+	int fd;
+	int64_t a, b;
+	unsigned flags;
+};
+
+static struct {
+	int active, caller_fd;
+	int fail_sync;  /* errno for every sync_file_range, or 0 */
+	int writes, syncs, drops;
+	struct span write[MAX_LOG], sync[MAX_LOG], drop[MAX_LOG];
+	int waits_on_callers_file;
+} rec;
+
+static void *real_fn(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f)
+		abort();
+	return f;
+}
+#define REAL(name) ((__typeof__(&name))real_fn(#name))
+
+static void log_span(struct span *log, int *n, int fd, int64_t a, int64_t b, unsigned flags)
+{
+	if (*n < MAX_LOG)
+		log[*n] = (struct span){ fd, a, b, flags };
+	++*n;
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	ssize_t r = REAL(pwritev64)(fd, iov, cnt, off);
+
+	if (rec.active && r > 0)
+		log_span(rec.write, &rec.writes, fd, off, off + r, 0);
+	return r;
+}
+
+/* Whether fd shares the caller's open file description (a dup of it). */
+static int same_open_file(int fd, int other)
+{
+	long r = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE, (long)fd,
+			 (long)other);
+
+	return r == 0;
+}
+
+int sync_file_range(int fd, off64_t off, off64_t n, unsigned flags)
+{
+	if (rec.active) {
+		log_span(rec.sync, &rec.syncs, fd, off, off + n, flags);
+		if ((flags & SYNC_FILE_RANGE_WAIT_AFTER) && same_open_file(fd, rec.caller_fd))
+			rec.waits_on_callers_file++;
+		if (rec.fail_sync) {
+			errno = rec.fail_sync;
+			return -1;
+		}
+	}
+	return REAL(sync_file_range)(fd, off, n, flags);
+}
+
+int posix_fadvise64(int fd, off64_t off, off64_t n, int advice)
+{
+	if (rec.active && advice == POSIX_FADV_DONTNEED)
+		log_span(rec.drop, &rec.drops, fd, off, off + n, 0);
+	return REAL(posix_fadvise64)(fd, off, n, advice);
+}
+
+static int job(int fd, int64_t offset, int64_t len, int keep_cache)
+{
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, keep_cache };
+	struct lfa_job_report rep;
+	int err;
+
+	rec.writes = rec.syncs = rec.drops = rec.waits_on_callers_file = 0;
+	rec.caller_fd = fd;
+	rec.active = 1;
+	err = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &rep);
+	rec.active = 0;
+	return err;
+}
+
+static int open_fresh(const char *name)
+{
+	const char *p = scratch_path(name);
+	int fd;
+
+	unlink(p);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* Whether every byte of [a, b) was written by the job. */
+static int written_by_job(int64_t a, int64_t b)
+{
+	int i, progress = 1;
+
+	ck_assert_int_le(rec.writes, MAX_LOG);
+	while (a < b && progress) {
+		progress = 0;
+		for (i = 0; i < rec.writes; i++) {
+			if (rec.write[i].a <= a && a < rec.write[i].b) {
+				a = rec.write[i].b;
+				progress = 1;
+			}
+		}
+	}
+	return a >= b;
+}
+
+START_TEST(drops_only_its_own_pieces)
+{
+	static unsigned char data[MiB];
+	unsigned char back[MiB];
+	int fd = open_fresh("own-pieces"), i;
+
+	/* The caller's data, in the page cache: a MiB at 20 MiB, and 100
+	 * bytes sharing a page with zeros to come. */
+	memset(data, 'D', sizeof data);
+	ck_assert_int_eq(pwrite(fd, data, MiB, 20 * MiB), MiB);
+	ck_assert_int_eq(pwrite(fd, data, 100, 40 * MiB + 100), 100);
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+
+	ck_assert_msg(rec.drops > 0, "no POSIX_FADV_DONTNEED in a 64 MiB emulation");
+	ck_assert_int_le(rec.drops, MAX_LOG);
+	for (i = 0; i < rec.drops; i++)
+		ck_assert_msg(written_by_job(rec.drop[i].a, rec.drop[i].b),
+			      "dropped [%lld, %lld), which the job did not write all of",
+			      (long long)rec.drop[i].a, (long long)rec.drop[i].b);
+	for (i = 0; i < rec.syncs && i < MAX_LOG; i++)
+		ck_assert_msg(written_by_job(rec.sync[i].a, rec.sync[i].b),
+			      "synced [%lld, %lld), which the job did not write all of",
+			      (long long)rec.sync[i].a, (long long)rec.sync[i].b);
+	ck_assert_int_eq(rec.waits_on_callers_file, 0);
+
+	ck_assert_int_eq(pread(fd, back, MiB, 20 * MiB), MiB);
+	ck_assert(!memcmp(back, data, MiB));
+	ck_assert_int_eq(pread(fd, back, 100, 40 * MiB + 100), 100);
+	ck_assert(!memcmp(back, data, 100));
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	close(fd);
+}
+END_TEST
+
+START_TEST(failed_hint_never_fails_the_call)
+{
+	int fd = open_fresh("failed-hint");
+
+	rec.fail_sync = EIO;
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	rec.fail_sync = 0;
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	ck_assert_int_eq(rec.syncs, 1); /* the first failure ends the window */
+	ck_assert_int_eq(rec.drops, 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(below_the_window_or_kept_no_hint)
+{
+	int fd = open_fresh("small");
+
+	ck_assert_int_eq(job(fd, 0, 16 * MiB - 4096, 0), 0);
+	ck_assert_int_eq(rec.syncs + rec.drops, 0);
+	close(fd);
+	fd = open_fresh("kept");
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 1), 0);
+	ck_assert_int_eq(rec.syncs + rec.drops, 0);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	close(fd);
+}
+END_TEST
+
+/* The window runs on disk filesystems only. */
+static int disk_filesystem(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) != 0)
+		return 0;
+	switch ((unsigned long)sf.f_type) {
+	case 0xEF53: case 0x58465342: case 0x9123683E: case 0xF2F52010:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("window");
+
+	const char *dir = getenv("TMPDIR");
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (!disk_filesystem(dir)) {
+		printf("SKIP: %s is not ext2/3/4, xfs, btrfs or f2fs: the window does not run there\n",
+		       dir);
+		return 77;
+	}
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, drops_only_its_own_pieces);
+	tcase_add_test(tc, failed_hint_never_fails_the_call);
+	tcase_add_test(tc, below_the_window_or_kept_no_hint);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
