@@ -46,7 +46,19 @@ struct emul_job {
 	int64_t data_at;
 
 	uint64_t progress_done;
+
+	/* Loops end: consecutive EINTRs from writes, and reads that ended
+	 * before the size fstat gave, each allowed only EMUL_RETRIES times. */
+	int eintr_streak, early_eofs;
+	/* Times another writer cut the file below what was done. */
+	int setbacks;
+	/* Something the engine did not write may have changed the file's
+	 * shape since its last look (a positional write, a size that went
+	 * down): the range is checked for holes before success. */
+	int reshaped;
 };
+
+#define EMUL_RETRIES 3
 
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
@@ -57,6 +69,11 @@ int emul_refresh_size(struct emul_job *j) LFA_HIDDEN;
  * as zero; one syscall at most.  Returns 0 with *done set, or an error. */
 int emul_choose_writer(struct emul_job *j) LFA_HIDDEN;
 int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_HIDDEN;
+/* n zeros appended at the end of file, wherever it is now (pwritev2 with
+ * RWF_APPEND): another writer's appends in the meantime stay before them.
+ * Returns EMUL_NO_APPEND where the kernel or the descriptor cannot. */
+#define EMUL_NO_APPEND (-2)
+int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
 
 /* emul_holes.c: the next piece of [pos, limit) inside the file that needs
  * zeros, checked right before it is returned.  Returns 0 with [*a, *b)
@@ -68,6 +85,9 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 	LFA_HIDDEN;
 void emul_wrote(struct emul_job *j) LFA_HIDDEN;
 void emul_release_map(struct emul_job *j) LFA_HIDDEN;
+/* Where [offset, end) stops being whole (end: it is, as far as this
+ * filesystem tells), looked up afresh.  Forgets the cached looks. */
+int emul_first_gap(struct emul_job *j, int64_t *gap) LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "emul_job.h"
+#include "sys_fallocate.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1; older headers lack it */
@@ -52,6 +53,36 @@ static void describe_filesystem(struct emul_job *j)
 		j->block = (int64_t)sf.f_bsize;
 }
 
+/* Files of kernel interfaces: their size is not their content, and a zero
+ * written there changes a setting.  The kernel's fallocate answers
+ * EOPNOTSUPP on them; so does the emulation, before anything. */
+static int pseudo_filesystem(uint32_t fs_type)
+{
+	switch (fs_type) {
+	case 0x62656572: /* sysfs */
+	case 0x9FA0:     /* proc */
+	case 0x64626720: /* debugfs */
+	case 0x62656570: /* configfs */
+	case 0x73636673: /* securityfs */
+	case 0x27E0EB:   /* cgroup */
+	case 0x63677270: /* cgroup2 */
+	case 0x74726163: /* tracefs */
+	case 0xCAFE4A11: /* bpf */
+	case 0x6165676C: /* pstore */
+	case 0xDE5E81E4: /* efivarfs */
+	case 0xF97CFF8C: /* selinuxfs */
+	case 0x43415D53: /* smackfs */
+	case 0x42494E4D: /* binfmt_misc */
+	case 0x65735543: /* fusectl */
+	case 0x07655821: /* resctrl */
+	case 0x9FA2:     /* usbdevfs */
+	case 0x19800202: /* mqueue */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* A write past RLIMIT_FSIZE raises SIGXFSZ, which kills by default, and one
  * past the filesystem's maximum fails part way: both must fail first, with
  * EFBIG as the kernel's.  lseek to an offset past the maximum fails with
@@ -73,19 +104,46 @@ static int check_limits(struct emul_job *j)
 }
 
 /* Past the end of file every byte reads as zero, but another writer may
- * have appended since we last looked: look again before each write. */
+ * have appended since we last looked: look again before each write.  At
+ * the end of file the zeros are appended (RWF_APPEND), so that an append
+ * in the window between the look and the write stays whole, before them;
+ * the positional write remains where the kernel or the descriptor cannot
+ * append (README: Known limits). */
 static int extend(struct emul_job *j, int64_t *pos)
 {
-	int64_t start = *pos, done;
+	int64_t start = *pos, limit = j->end, done;
 	int err;
 
 	if ((err = emul_refresh_size(j)) != 0)
 		return err;
+	/* Cut shorter than what was done: from the new end again. */
+	if (j->known_size < *pos && *pos > j->offset) {
+		/* ... but not for ever: a file cut after every write fails as
+		 * the check before success does, with EAGAIN. */
+		if (++j->setbacks > EMUL_RETRIES)
+			return EAGAIN;
+		*pos = emul_max(j->offset, j->known_size);
+		j->reshaped = 1;
+		start = *pos;
+	}
 	if (j->known_size > *pos)
 		return 0; /* data now: the hole map decides */
-	if (j->writer == WRITE_APPEND) /* lands at the end of file, wherever */
+	if (j->writer == WRITE_APPEND) { /* lands at the end of file, wherever */
 		start = j->known_size;
-	if ((err = emul_write(j, start, j->end, &done)) != 0)
+	} else if (j->known_size == *pos) {
+		err = emul_append(j, j->end - *pos, &done);
+		if (err != EMUL_NO_APPEND) {
+			if (!err)
+				*pos += done; /* all data now, ours or another writer's */
+			return err;
+		}
+	} else {
+		/* The range starts past the end of file, whose gap stays a hole:
+		 * the first piece goes where aimed, one block only, so that an
+		 * append racing it loses at most that; the rest is appended. */
+		limit = emul_min(j->end, *pos + j->block);
+	}
+	if ((err = emul_write(j, start, limit, &done)) != 0)
 		return err;
 	*pos = emul_max(*pos, start + done);
 	return 0;
@@ -100,6 +158,12 @@ static int fill_inside(struct emul_job *j, int64_t *pos)
 		return err;
 	err = emul_next_zeros(j, *pos, emul_min(j->end, j->known_size), &a, &b);
 	if (err == EMUL_EOF) {
+		/* Reads that keep ending before the size fstat gives (a FUSE
+		 * server that lies about the size) would spin for ever.  EINVAL
+		 * is what glibc's byte-per-block writer gets from such files. */
+		if (++j->early_eofs > EMUL_RETRIES)
+			return EINVAL;
+		j->reshaped = 1;
 		j->known_size = a;
 		*pos = emul_max(*pos, a);
 		return 0;
@@ -140,10 +204,26 @@ static int sealed_against_writes(struct emul_job *j, int *err)
 	if (!(seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
 		return 0;
 	*err = emul_refresh_size(j);
-	if (!*err && j->known_size < j->end) {
+	if (*err || j->known_size >= j->end)
+		return 1;
+	/* ftruncate to the end would cut back a producer that grew the file
+	 * since that look (its old writable mappings still write under
+	 * F_SEAL_FUTURE_WRITE), unless F_SEAL_SHRINK makes the kernel refuse
+	 * the cut.  Otherwise only the kernel's fallocate grows it without
+	 * that risk: where it was not asked (the policy said always) it is
+	 * asked now; where it said no, that answer stands. */
+	if (seals & F_SEAL_SHRINK) {
 		j->rep->syscalls++;
-		if (ftruncate64(j->fd, j->end) != 0)
+		if (ftruncate64(j->fd, j->end) != 0) {
 			*err = errno;
+			if (*err == EPERM && emul_refresh_size(j) == 0 && j->known_size >= j->end)
+				*err = 0; /* grown past the end meanwhile */
+		}
+	} else if (!j->rep->native_error) {
+		j->rep->syscalls++;
+		*err = lfa_sys_fallocate(j->fd, 0, j->offset, j->end - j->offset);
+	} else {
+		*err = j->rep->native_error;
 	}
 	return 1;
 #else
@@ -165,7 +245,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 {
 	struct emul_job j;
 	int64_t pos;
-	int err;
+	int pass, err;
 
 	memset(&j, 0, sizeof j);
 	j.offset = pos = offset;
@@ -180,6 +260,10 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.known_size = t->size;
 	rep->emulated = 1;
 	describe_filesystem(&j);
+	if (pseudo_filesystem(j.fs_type)) {
+		err = EOPNOTSUPP;
+		goto out;
+	}
 	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
 	/* Zeros there reserve no space for later overwrites (and compress to
 	 * nothing): an administrator may prefer the kernel's answer. */
@@ -190,13 +274,26 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	if ((err = check_limits(&j)) != 0 || sealed_against_writes(&j, &err) ||
 	    (err = emul_choose_writer(&j)) != 0)
 		goto out;
-	while (pos < j.end && !err) {
-		if (pos >= j.known_size)
-			err = extend(&j, &pos);
-		else
-			err = fill_inside(&j, &pos);
-		if (!err)
-			err = report_progress(&j, pos);
+	for (pass = 0; !err; pass++) {
+		while (pos < j.end && !err) {
+			if (pos >= j.known_size)
+				err = extend(&j, &pos);
+			else
+				err = fill_inside(&j, &pos);
+			if (!err)
+				err = report_progress(&j, pos);
+		}
+		if (err || !j.reshaped)
+			break;
+		/* The engine's own appends leave no hole; anything else may
+		 * have (a write aimed past an end another writer cut shorter
+		 * meanwhile): the range is whole before success, or redone.
+		 * A file cut again and again fails with EAGAIN. */
+		j.reshaped = 0;
+		if ((err = emul_first_gap(&j, &pos)) != 0 || pos >= j.end)
+			break;
+		if (pass == EMUL_RETRIES)
+			err = EAGAIN;
 	}
 	if (!err && rep->bytes_written == 0)
 		err = nothing_written_check(&j);
