@@ -136,8 +136,10 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	cnt = fill_iov(iov, n);
 	j->rep->syscalls++;
 	/* Had another writer cut the file below off since our look, this write
-	 * leaves a hole before it: the range is checked before success. */
-	j->reshaped = 1;
+	 * leaves a hole before it, inside the range unless off is its start:
+	 * the range is then checked before success. */
+	if (off > j->offset)
+		j->reshaped = 1;
 	w = j->writer == WRITE_APPEND ? pwritev64(fd, iov, cnt, off) : positional(j, fd, iov, cnt, off);
 	if (w < 0) {
 		err = errno;
