@@ -52,6 +52,8 @@ struct emul_job {
 	int eintr_streak, early_eofs;
 	/* Times another writer cut the file below what was done. */
 	int setbacks;
+	int no_append;          /* RWF_APPEND refused: positional writes only */
+	int size_fresh;         /* known_size was looked at right before, nothing since */
 	/* Something the engine did not write may have changed the file's
 	 * shape since its last look (a positional write, a size that went
 	 * down): the range is checked for holes before success. */

@@ -35,6 +35,13 @@ static int flag_unknown(int err)
 	return err == EOPNOTSUPP || err == ENOSYS;
 }
 
+/* A sandbox may forbid pwritev2 alone (EPERM, EACCES): the plain write is
+ * tried then, which fails the same way where the file itself refuses. */
+static int flag_refused(int err)
+{
+	return flag_unknown(err) || err == EPERM || err == EACCES;
+}
+
 /* Writes cut short by a signal are tried again, but not forever: a FUSE
  * server may answer EINTR to every write.  glibc's answer is EINTR. */
 static int interrupted(struct emul_job *j)
@@ -67,9 +74,10 @@ static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, i
 	if (fd == j->fd && !__atomic_load_n(&kernel_lacks_noappend, __ATOMIC_RELAXED)) {
 		ssize_t w = pwritev64v2(fd, iov, cnt, off, RWF_NOAPPEND);
 
-		if (w >= 0 || !flag_unknown(errno))
+		if (w >= 0 || !flag_refused(errno))
 			return w;
-		__atomic_store_n(&kernel_lacks_noappend, 1, __ATOMIC_RELAXED);
+		if (flag_unknown(errno))
+			__atomic_store_n(&kernel_lacks_noappend, 1, __ATOMIC_RELAXED);
 		j->rep->syscalls++;
 	}
 #endif
@@ -192,8 +200,9 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	w = pwritev64v2(fd, iov, cnt, j->known_size, RWF_APPEND);
 	if (w < 0) {
 		err = errno;
-		if (flag_unknown(err)) {
-			__atomic_store_n(&kernel_lacks_append, 1, __ATOMIC_RELAXED);
+		if (flag_refused(err)) {
+			if (flag_unknown(err))
+				__atomic_store_n(&kernel_lacks_append, 1, __ATOMIC_RELAXED);
 			return EMUL_NO_APPEND;
 		}
 		return err == EINTR ? interrupted(j) : err;

@@ -103,40 +103,79 @@ static int check_limits(struct emul_job *j)
 	return 0;
 }
 
-/* Past the end of file every byte reads as zero, but another writer may
- * have appended since we last looked: look again before each write.  At
- * the end of file the zeros are appended (RWF_APPEND), so that an append
- * in the window between the look and the write stays whole, before them;
- * the positional write remains where the kernel or the descriptor cannot
- * append (README: Known limits). */
-static int extend(struct emul_job *j, int64_t *pos)
+/* The file is shorter than what was done: from its new end again, but not
+ * for ever (a file cut after every write fails as the check before success
+ * does, with EAGAIN). */
+static int go_back_if_cut(struct emul_job *j, int64_t *pos)
 {
-	int64_t start = *pos, limit = j->end, done;
+	if (j->known_size >= *pos || *pos <= j->offset)
+		return 0;
+	if (++j->setbacks > EMUL_RETRIES)
+		return EAGAIN;
+	*pos = emul_max(j->offset, j->known_size);
+	j->reshaped = 1;
+	return 0;
+}
+
+/* The look after an append: where it landed.  A size other than the one
+ * it implies means another writer changed the file meanwhile, before the
+ * append or after: its appends are data, but a positional write or an
+ * ftruncate past the end would have left a hole below our zeros, which
+ * may even lie wholly past the range.  The hole map then looks at the
+ * part from pos again (it reads back on ramfs, where SEEK_HOLE sees no
+ * holes), and the range is checked before success. */
+static int after_append(struct emul_job *j, int64_t *pos, int64_t done)
+{
 	int err;
 
 	if ((err = emul_refresh_size(j)) != 0)
 		return err;
-	/* Cut shorter than what was done: from the new end again. */
-	if (j->known_size < *pos && *pos > j->offset) {
-		/* ... but not for ever: a file cut after every write fails as
-		 * the check before success does, with EAGAIN. */
-		if (++j->setbacks > EMUL_RETRIES)
-			return EAGAIN;
-		*pos = emul_max(j->offset, j->known_size);
-		j->reshaped = 1;
-		start = *pos;
+	j->size_fresh = 1;
+	if (j->known_size == *pos + done) {
+		*pos += done;
+		return 0;
 	}
-	if (j->known_size > *pos)
-		return 0; /* data now: the hole map decides */
+	j->reshaped = 1;
+	if (j->known_size >= *pos + done)
+		return 0;
+	/* Cut below our zeros, during the append or after it. */
+	if (++j->setbacks > EMUL_RETRIES)
+		return EAGAIN;
+	*pos = emul_max(j->offset, emul_min(*pos, j->known_size));
+	return 0;
+}
+
+/* Past the end of file every byte reads as zero, but another writer may
+ * have appended since we last looked: look again before each write.  At
+ * the end of file the zeros are appended (RWF_APPEND), so that an append
+ * by another writer between that look and the write lands before them,
+ * whole; the look after says where they landed (another writer's write
+ * past the end in that window leaves a hole below them), and serves as the
+ * next piece's look, as the size just checked serves the first piece's
+ * when the range starts at the end of file.  A positional write (where the
+ * kernel or the descriptor cannot append: README, Known limits) is made
+ * only right after a look. */
+static int extend(struct emul_job *j, int64_t *pos)
+{
+	int64_t start = *pos, limit = j->end, done;
+	int fresh = j->size_fresh, err;
+
+	j->size_fresh = 0;
+	if (!fresh || j->known_size != *pos || j->no_append || j->writer == WRITE_APPEND) {
+		if ((err = emul_refresh_size(j)) != 0 || (err = go_back_if_cut(j, pos)) != 0)
+			return err;
+		start = *pos;
+		if (j->known_size > *pos)
+			return 0; /* data now: the hole map decides */
+	}
 	if (j->writer == WRITE_APPEND) { /* lands at the end of file, wherever */
 		start = j->known_size;
-	} else if (j->known_size == *pos) {
+	} else if (j->known_size == *pos && !j->no_append) {
 		err = emul_append(j, j->end - *pos, &done);
-		if (err != EMUL_NO_APPEND) {
-			if (!err)
-				*pos += done; /* all data now, ours or another writer's */
-			return err;
-		}
+		if (err != EMUL_NO_APPEND)
+			return err ? err : after_append(j, pos, done);
+		j->no_append = 1;
+		return 0; /* positional from now on, after a look */
 	} else {
 		/* The range starts past the end of file, whose gap stays a hole:
 		 * the first piece goes where aimed, one block only, so that an
@@ -154,6 +193,7 @@ static int fill_inside(struct emul_job *j, int64_t *pos)
 	int64_t a, b, done;
 	int err;
 
+	j->size_fresh = 0;
 	if (j->rep->hole_map == LFA_MAP_NONE && (err = emul_setup_map(j)) != 0)
 		return err;
 	err = emul_next_zeros(j, *pos, emul_min(j->end, j->known_size), &a, &b);
@@ -258,6 +298,8 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.priv = -1;
 	j.data_at = -1;
 	j.known_size = t->size;
+	/* Looked at just now, and nothing done since. */
+	j.size_fresh = offset == t->size;
 	rep->emulated = 1;
 	describe_filesystem(&j);
 	if (pseudo_filesystem(j.fs_type)) {
@@ -289,7 +331,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		 * have (a write aimed past an end another writer cut shorter
 		 * meanwhile): the range is whole before success, or redone.
 		 * A file cut again and again fails with EAGAIN. */
-		j.reshaped = 0;
+		j.reshaped = j.size_fresh = 0;
 		if ((err = emul_first_gap(&j, &pos)) != 0 || pos >= j.end)
 			break;
 		if (pass == EMUL_RETRIES)
