@@ -17,7 +17,10 @@
  * records ("c OFFSET LENGTH SEED" lines after the allocation) are then
  * applied to the native file, the model: any byte of the emulated file that
  * differs from the model outside the allocated range is a byte the
- * emulation destroyed, counted and reported.  (Inside the range another
+ * emulation destroyed, counted and reported.  Zeros the engine appended
+ * after a record written past the end of file meanwhile (at the end of
+ * file, past the range: README, Known limits) are taken into the model,
+ * counted apart.  (Inside the range another
  * writer's bytes may be zeroed within the engine's one-syscall window: see
  * tests/window.c; the writer stays out of it.)  The writer's timing decides
  * what it writes, so a seed does not repeat those; the ops file does.
