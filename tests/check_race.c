@@ -107,8 +107,9 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
  * FUSE servers that opened their file with O_APPEND do. */
 static int layer_ignores_noappend;
 
-/* A kernel older than RWF_APPEND (4.16), as far as the engine can tell. */
-static int kernel_without_rwf_append;
+/* A kernel older than RWF_APPEND (4.16) or RWF_NOAPPEND (6.9), as far as
+ * the engine can tell. */
+static int kernel_without_rwf_append, kernel_without_rwf_noappend;
 
 /* pwritev2 is the same write to the script as pwritev: the engine appends
  * (RWF_APPEND) or writes positionally (RWF_NOAPPEND) through it.  v2_calls
@@ -119,7 +120,8 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	ssize_t r;
 	int err;
 
-	if (kernel_without_rwf_append && (flags & 0x10)) {
+	if ((kernel_without_rwf_append && (flags & 0x10)) ||
+	    (kernel_without_rwf_noappend && (flags & 0x20))) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
@@ -228,7 +230,7 @@ static void hook_reset(void)
 {
 	memset(&hk, 0, sizeof hk);
 	layer_ignores_noappend = 0;
-	kernel_without_rwf_append = 0;
+	kernel_without_rwf_append = kernel_without_rwf_noappend = 0;
 	generic_seek = 0;
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
 	fake_fs_type = 0;
@@ -1048,6 +1050,25 @@ START_TEST(setfl_append_mid_call)
 }
 END_TEST
 
+/* The same on a kernel without RWF_NOAPPEND: the writes append, as
+ * glibc's do, but the call never claims success with a hole in the range
+ * (the check before success sees it: EAGAIN after three redos). */
+START_TEST(setfl_append_mid_call_without_noappend)
+{
+	const char *p = fresh("setfl-old-kernel");
+	int fd = open(p, O_RDWR | O_CREAT, 0600), err;
+
+	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
+	script("pwritev64", 1, 0, set_append_on_callers_fd);
+	kernel_without_rwf_noappend = 1;
+	err = job(fd, 0, 8 * MiB, NULL, NULL);
+	close(fd);
+	ck_assert_msg(err != 0 || fully_allocated(p, 0, 8 * MiB),
+		      "success with a hole in the range");
+	ck_assert_int_eq(err, EAGAIN);
+}
+END_TEST
+
 /* A write answered EINTR every time (a FUSE server): EINTR after a few
  * tries, glibc's answer, with nothing written. */
 START_TEST(endless_eintr_ends)
@@ -1224,6 +1245,7 @@ int main(void)
 	tcase_add_test(tc, cut_shorter_mid_call_positional);
 	tcase_add_test(tc, cut_again_and_again_fails);
 	tcase_add_test(tc, setfl_append_mid_call);
+	tcase_add_test(tc, setfl_append_mid_call_without_noappend);
 	tcase_add_test(tc, endless_eintr_ends);
 	tcase_add_test(tc, reads_ending_before_the_size_end);
 	tcase_add_test(tc, pseudo_filesystem_refused);
