@@ -205,7 +205,9 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 
 /* SEEK_HOLE where it is believed (one lseek finds both a hole and an end
  * of file below end); elsewhere only the size can be checked: holes on
- * ramfs, FUSE or NFS read as zeros and stay unseen. */
+ * ramfs, FUSE or NFS read as zeros and stay unseen.  Not on copy-on-write
+ * filesystems either: zfs with compression stores zero blocks as holes,
+ * which no redo could fill. */
 int emul_first_gap(struct emul_job *j, int64_t *gap)
 {
 	int64_t hole;
@@ -214,7 +216,9 @@ int emul_first_gap(struct emul_job *j, int64_t *gap)
 	j->data_at = -1;
 	j->buf_pos = j->buf_end = 0;
 	emul_wrote(j);
-	if (j->rep->hole_map == LFA_MAP_SEEK || (j->rep->hole_map == LFA_MAP_NONE && seek_reliable(j))) {
+	if (!emul_copy_on_write_fs(j->fs_type) &&
+	    (j->rep->hole_map == LFA_MAP_SEEK ||
+	     (j->rep->hole_map == LFA_MAP_NONE && seek_reliable(j)))) {
 		j->rep->syscalls++;
 		hole = lseek64(j->priv, j->offset, SEEK_HOLE);
 		if (hole < 0 && errno != ENXIO)
