@@ -62,7 +62,21 @@ struct emul_job {
 		int64_t a, b;
 		int started;
 	} cache_piece[EMUL_CACHE_PIECES];
+
+	/* Loops end: consecutive EINTRs from writes, and reads that ended
+	 * before the size fstat gave, each allowed only EMUL_RETRIES times. */
+	int eintr_streak, early_eofs;
+	/* Times another writer cut the file below what was done. */
+	int setbacks;
+	int no_append;          /* RWF_APPEND refused: positional writes only */
+	int size_fresh;         /* known_size was looked at right before, nothing since */
+	/* Something the engine did not write may have changed the file's
+	 * shape since its last look (a positional write, a size that went
+	 * down): the range is checked for holes before success. */
+	int reshaped;
 };
+
+#define EMUL_RETRIES 3
 
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
@@ -74,6 +88,11 @@ void emul_close_private(struct emul_job *j) LFA_HIDDEN;
  * as zero; one syscall at most.  Returns 0 with *done set, or an error. */
 int emul_choose_writer(struct emul_job *j) LFA_HIDDEN;
 int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_HIDDEN;
+/* n zeros appended at the end of file, wherever it is now (pwritev2 with
+ * RWF_APPEND): another writer's appends in the meantime stay before them.
+ * Returns EMUL_NO_APPEND where the kernel or the descriptor cannot. */
+#define EMUL_NO_APPEND (-2)
+int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
 
 /* emul_holes.c: the next piece of [pos, limit) inside the file that needs
  * zeros, checked right before it is returned.  Returns 0 with [*a, *b)
@@ -85,6 +104,9 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 	LFA_HIDDEN;
 void emul_wrote(struct emul_job *j) LFA_HIDDEN;
 void emul_release_map(struct emul_job *j) LFA_HIDDEN;
+/* Where [offset, end) stops being whole (end: it is, as far as this
+ * filesystem tells), looked up afresh.  Forgets the cached looks. */
+int emul_first_gap(struct emul_job *j, int64_t *gap) LFA_HIDDEN;
 
 /* emul_cache.c: bounds what the zeros leave in the page cache.  start
  * once the writer is chosen, wrote after each write, finish at the end;

@@ -18,6 +18,73 @@
 #define ZERO_BUF_SIZE (64 * 1024)
 static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));
 
+#ifndef RWF_APPEND
+#define RWF_APPEND 0x10   /* Linux 4.16 */
+#endif
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x20 /* Linux 6.9 */
+#endif
+
+/* A kernel without a pwritev2 flag answers EOPNOTSUPP (ENOSYS before
+ * pwritev2, which glibc turns into EOPNOTSUPP for flags): it stays so for
+ * the process, so each is asked once.  Plain stores: a lost update only
+ * costs another failed try. */
+static int kernel_lacks_append, kernel_lacks_noappend;
+
+static int flag_unknown(int err)
+{
+	return err == EOPNOTSUPP || err == ENOSYS;
+}
+
+/* A sandbox may forbid pwritev2 alone (EPERM, EACCES): the plain write is
+ * tried then, which fails the same way where the file itself refuses. */
+static int flag_refused(int err)
+{
+	return flag_unknown(err) || err == EPERM || err == EACCES;
+}
+
+/* Writes cut short by a signal are tried again, but not forever: a FUSE
+ * server may answer EINTR to every write.  glibc's answer is EINTR. */
+static int interrupted(struct emul_job *j)
+{
+	return ++j->eintr_streak > EMUL_RETRIES ? EINTR : 0;
+}
+
+static int fill_iov(struct iovec *iov, int64_t n)
+{
+	int cnt = 0;
+	int64_t left;
+
+	for (left = n; left > 0; left -= ZERO_BUF_SIZE, cnt++) {
+		iov[cnt].iov_base = zeros;
+		iov[cnt].iov_len = (size_t)emul_min(left, ZERO_BUF_SIZE);
+	}
+	return cnt;
+}
+
+/* The job's descriptor shares the caller's open file description: another
+ * thread's F_SETFL O_APPEND mid-call would turn a positional write into an
+ * append, zeros outside the range and a hole inside it.  RWF_NOAPPEND
+ * keeps it positional where the kernel has it (not through every layer:
+ * FACTS.md 3); the check before success sees the hole where SEEK_HOLE is
+ * believed. */
+static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
+			  int64_t off)
+{
+#ifdef HAVE_PWRITEV64V2
+	if (fd == j->fd && !__atomic_load_n(&kernel_lacks_noappend, __ATOMIC_RELAXED)) {
+		ssize_t w = pwritev64v2(fd, iov, cnt, off, RWF_NOAPPEND);
+
+		if (w >= 0 || !flag_refused(errno))
+			return w;
+		if (flag_unknown(errno))
+			__atomic_store_n(&kernel_lacks_noappend, 1, __ATOMIC_RELAXED);
+		j->rep->syscalls++;
+	}
+#endif
+	return pwritev64(fd, iov, cnt, off);
+}
+
 static int private_writable(struct emul_job *j)
 {
 	return emul_private_fd(j) >= 0 && j->priv_mode != O_RDONLY;
@@ -73,9 +140,9 @@ static int direct_piece(struct emul_job *j, int64_t off, int64_t *n)
 int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 {
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
-	int64_t n = emul_min(end - off, WRITE_CHUNK), left;
+	int64_t n = emul_min(end - off, WRITE_CHUNK);
 	int fd = j->writer == WRITE_PRIVATE ? j->priv : j->fd;
-	int cnt = 0, err;
+	int cnt, err;
 	ssize_t w;
 
 	*done = 0;
@@ -85,16 +152,18 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 		return EBADF;
 	if (j->writer == WRITE_BOUND && j->direct && (fd = direct_piece(j, off, &n)) < 0)
 		return EINVAL; /* glibc's answer on O_DIRECT */
-	for (left = n; left > 0; left -= ZERO_BUF_SIZE, cnt++) {
-		iov[cnt].iov_base = zeros;
-		iov[cnt].iov_len = (size_t)emul_min(left, ZERO_BUF_SIZE);
-	}
+	cnt = fill_iov(iov, n);
 	j->rep->syscalls++;
-	w = pwritev64(fd, iov, cnt, off);
+	/* Had another writer cut the file below off since our look, this write
+	 * leaves a hole before it, inside the range unless off is its start:
+	 * the range is then checked before success. */
+	if (off > j->offset)
+		j->reshaped = 1;
+	w = j->writer == WRITE_APPEND ? pwritev64(fd, iov, cnt, off) : positional(j, fd, iov, cnt, off);
 	if (w < 0) {
 		err = errno;
 		if (err == EINTR)
-			return 0; /* the caller looks again before writing */
+			return interrupted(j); /* the caller looks again before writing */
 		/* A filesystem may want stricter O_DIRECT alignment than its
 		 * block: our buffered descriptor takes everything from here. */
 		if (err == EINVAL && fd == j->fd && j->direct && private_writable(j)) {
@@ -107,6 +176,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	if (w == 0)
 		return EIO;
 	*done = w;
+	j->eintr_streak = j->early_eofs = 0;
 	j->rep->bytes_written += (uint64_t)w;
 	emul_wrote(j);
 	emul_cache_wrote(j, off, w);
@@ -114,4 +184,54 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 		return 0; /* landed at the end of file, wherever that was */
 	j->known_size = emul_max(j->known_size, off + w);
 	return 0;
+}
+
+/* The zeros land after whatever another writer appended since our look at
+ * the size, never over it.  If it appended k bytes in that window, the
+ * zeros end k bytes further than aimed: past the range by at most the
+ * smaller of k and this piece, and only ever past the end of file. */
+int emul_append(struct emul_job *j, int64_t n, int64_t *done)
+{
+#ifdef HAVE_PWRITEV64V2
+	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
+	int fd = j->writer == WRITE_PRIVATE ? j->priv : j->fd;
+	int cnt, err;
+	ssize_t w;
+
+	*done = 0;
+	if (lfa_fork_generation() != j->fork_generation)
+		return EBADF; /* as in emul_write */
+	/* O_DIRECT would need the end of file aligned, which another writer
+	 * decides; an append-only file appends anyway. */
+	if (j->writer == WRITE_APPEND || (j->writer == WRITE_BOUND && j->direct) ||
+	    __atomic_load_n(&kernel_lacks_append, __ATOMIC_RELAXED))
+		return EMUL_NO_APPEND;
+	n = emul_min(n, WRITE_CHUNK);
+	cnt = fill_iov(iov, n);
+	j->rep->syscalls++;
+	/* The offset is ignored with RWF_APPEND, but must not be -1, which
+	 * would move the file offset the caller shares with us. */
+	w = pwritev64v2(fd, iov, cnt, j->known_size, RWF_APPEND);
+	if (w < 0) {
+		err = errno;
+		if (flag_refused(err)) {
+			if (flag_unknown(err))
+				__atomic_store_n(&kernel_lacks_append, 1, __ATOMIC_RELAXED);
+			return EMUL_NO_APPEND;
+		}
+		return err == EINTR ? interrupted(j) : err;
+	}
+	if (w == 0)
+		return EIO;
+	*done = w;
+	j->eintr_streak = j->early_eofs = 0;
+	j->rep->bytes_written += (uint64_t)w;
+	emul_wrote(j);
+	j->known_size += w; /* at least: they landed at or after it */
+	return 0;
+#else
+	(void)j, (void)n;
+	*done = 0;
+	return EMUL_NO_APPEND;
+#endif
 }

@@ -28,6 +28,7 @@
 
 #include "emul_job.h"
 #include "job_fds.h"
+#include "sys_fallocate.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1; older headers lack it */
@@ -85,6 +86,36 @@ static int64_t end_always_allowed(uint32_t fs_type, int64_t fs_block)
 	case 0x2FC12FC1: /* zfs */
 		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
 	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
+		return 0;
+	}
+}
+
+/* Files of kernel interfaces: their size is not their content, and a zero
+ * written there changes a setting.  The kernel's fallocate answers
+ * EOPNOTSUPP on them; so does the emulation, before anything. */
+static int pseudo_filesystem(uint32_t fs_type)
+{
+	switch (fs_type) {
+	case 0x62656572: /* sysfs */
+	case 0x9FA0:     /* proc */
+	case 0x64626720: /* debugfs */
+	case 0x62656570: /* configfs */
+	case 0x73636673: /* securityfs */
+	case 0x27E0EB:   /* cgroup */
+	case 0x63677270: /* cgroup2 */
+	case 0x74726163: /* tracefs */
+	case 0xCAFE4A11: /* bpf */
+	case 0x6165676C: /* pstore */
+	case 0xDE5E81E4: /* efivarfs */
+	case 0xF97CFF8C: /* selinuxfs */
+	case 0x43415D53: /* smackfs */
+	case 0x42494E4D: /* binfmt_misc */
+	case 0x65735543: /* fusectl */
+	case 0x07655821: /* resctrl */
+	case 0x9FA2:     /* usbdevfs */
+	case 0x19800202: /* mqueue */
+		return 1;
+	default:
 		return 0;
 	}
 }
@@ -162,20 +193,89 @@ static int check_limits(struct emul_job *j)
 	return past_maximum_without_reopen(j) ? EFBIG : 0;
 }
 
-/* Past the end of file every byte reads as zero, but another writer may
- * have appended since we last looked: look again before each write. */
-static int extend(struct emul_job *j, int64_t *pos)
+/* The file is shorter than what was done: from its new end again, but not
+ * for ever (a file cut after every write fails as the check before success
+ * does, with EAGAIN). */
+static int go_back_if_cut(struct emul_job *j, int64_t *pos)
 {
-	int64_t start = *pos, done;
+	if (j->known_size >= *pos || *pos <= j->offset)
+		return 0;
+	if (++j->setbacks > EMUL_RETRIES)
+		return EAGAIN;
+	*pos = emul_max(j->offset, j->known_size);
+	j->reshaped = 1;
+	return 0;
+}
+
+/* The look after an append: where it landed.  A size other than the one
+ * it implies means another writer changed the file meanwhile, before the
+ * append or after: its appends are data, but a positional write or an
+ * ftruncate past the end would have left a hole below our zeros, which
+ * may even lie wholly past the range.  The hole map then looks at the
+ * part from pos again (it reads back on ramfs, where SEEK_HOLE sees no
+ * holes), and the range is checked before success. */
+static int after_append(struct emul_job *j, int64_t *pos, int64_t done)
+{
 	int err;
 
 	if ((err = emul_refresh_size(j)) != 0)
 		return err;
-	if (j->known_size > *pos)
-		return 0; /* data now: the hole map decides */
-	if (j->writer == WRITE_APPEND) /* lands at the end of file, wherever */
+	j->size_fresh = 1;
+	if (j->known_size == *pos + done) {
+		/* Landed where aimed: only then are they known to be ours for
+		 * the page-cache window to drop. */
+		emul_cache_wrote(j, *pos, done);
+		*pos += done;
+		return 0;
+	}
+	j->reshaped = 1;
+	if (j->known_size >= *pos + done)
+		return 0;
+	/* Cut below our zeros, during the append or after it. */
+	if (++j->setbacks > EMUL_RETRIES)
+		return EAGAIN;
+	*pos = emul_max(j->offset, emul_min(*pos, j->known_size));
+	return 0;
+}
+
+/* Past the end of file every byte reads as zero, but another writer may
+ * have appended since we last looked: look again before each write.  At
+ * the end of file the zeros are appended (RWF_APPEND), so that an append
+ * by another writer between that look and the write lands before them,
+ * whole; the look after says where they landed (another writer's write
+ * past the end in that window leaves a hole below them), and serves as the
+ * next piece's look, as the size just checked serves the first piece's
+ * when the range starts at the end of file.  A positional write (where the
+ * kernel or the descriptor cannot append: README, Known limits) is made
+ * only right after a look. */
+static int extend(struct emul_job *j, int64_t *pos)
+{
+	int64_t start = *pos, limit = j->end, done;
+	int fresh = j->size_fresh, err;
+
+	j->size_fresh = 0;
+	if (!fresh || j->known_size != *pos || j->no_append || j->writer == WRITE_APPEND) {
+		if ((err = emul_refresh_size(j)) != 0 || (err = go_back_if_cut(j, pos)) != 0)
+			return err;
+		start = *pos;
+		if (j->known_size > *pos)
+			return 0; /* data now: the hole map decides */
+	}
+	if (j->writer == WRITE_APPEND) { /* lands at the end of file, wherever */
 		start = j->known_size;
-	if ((err = emul_write(j, start, j->end, &done)) != 0)
+	} else if (j->known_size == *pos && !j->no_append) {
+		err = emul_append(j, j->end - *pos, &done);
+		if (err != EMUL_NO_APPEND)
+			return err ? err : after_append(j, pos, done);
+		j->no_append = 1;
+		return 0; /* positional from now on, after a look */
+	} else {
+		/* The range starts past the end of file, whose gap stays a hole:
+		 * the first piece goes where aimed, one block only, so that an
+		 * append racing it loses at most that; the rest is appended. */
+		limit = emul_min(j->end, *pos + j->block);
+	}
+	if ((err = emul_write(j, start, limit, &done)) != 0)
 		return err;
 	*pos = emul_max(*pos, start + done);
 	return 0;
@@ -186,10 +286,17 @@ static int fill_inside(struct emul_job *j, int64_t *pos)
 	int64_t a, b, done;
 	int err;
 
+	j->size_fresh = 0;
 	if (j->rep->hole_map == LFA_MAP_NONE && (err = emul_setup_map(j)) != 0)
 		return err;
 	err = emul_next_zeros(j, *pos, emul_min(j->end, j->known_size), &a, &b);
 	if (err == EMUL_EOF) {
+		/* Reads that keep ending before the size fstat gives (a FUSE
+		 * server that lies about the size) would spin for ever.  EINVAL
+		 * is what glibc's byte-per-block writer gets from such files. */
+		if (++j->early_eofs > EMUL_RETRIES)
+			return EINVAL;
+		j->reshaped = 1;
 		j->known_size = a;
 		*pos = emul_max(*pos, a);
 		return 0;
@@ -230,10 +337,26 @@ static int sealed_against_writes(struct emul_job *j, int *err)
 	if (!(seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
 		return 0;
 	*err = emul_refresh_size(j);
-	if (!*err && j->known_size < j->end) {
+	if (*err || j->known_size >= j->end)
+		return 1;
+	/* ftruncate to the end would cut back a producer that grew the file
+	 * since that look (its old writable mappings still write under
+	 * F_SEAL_FUTURE_WRITE), unless F_SEAL_SHRINK makes the kernel refuse
+	 * the cut.  Otherwise only the kernel's fallocate grows it without
+	 * that risk: where it was not asked (the policy said always) it is
+	 * asked now; where it said no, that answer stands. */
+	if (seals & F_SEAL_SHRINK) {
 		j->rep->syscalls++;
-		if (ftruncate64(j->fd, j->end) != 0)
+		if (ftruncate64(j->fd, j->end) != 0) {
 			*err = errno;
+			if (*err == EPERM && emul_refresh_size(j) == 0 && j->known_size >= j->end)
+				*err = 0; /* grown past the end meanwhile */
+		}
+	} else if (!j->rep->native_error) {
+		j->rep->syscalls++;
+		*err = lfa_sys_fallocate(j->fd, 0, j->offset, j->end - j->offset);
+	} else {
+		*err = j->rep->native_error;
 	}
 	return 1;
 #else
@@ -255,7 +378,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 {
 	struct emul_job j;
 	int64_t pos;
-	int err;
+	int pass, err;
 
 	memset(&j, 0, sizeof j);
 	j.offset = pos = offset;
@@ -269,8 +392,14 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.data_at = -1;
 	j.known_size = t->size;
 	j.fork_generation = lfa_fork_generation();
+	/* Looked at just now, and nothing done since. */
+	j.size_fresh = offset == t->size;
 	rep->emulated = 1;
 	describe_filesystem(&j);
+	if (pseudo_filesystem(j.fs_type)) {
+		err = EOPNOTSUPP;
+		goto out;
+	}
 	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
 	/* Zeros there reserve no space for later overwrites (and compress to
 	 * nothing): an administrator may prefer the kernel's answer. */
@@ -282,13 +411,26 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	    (err = emul_choose_writer(&j)) != 0)
 		goto out;
 	emul_cache_start(&j);
-	while (pos < j.end && !err) {
-		if (pos >= j.known_size)
-			err = extend(&j, &pos);
-		else
-			err = fill_inside(&j, &pos);
-		if (!err)
-			err = report_progress(&j, pos);
+	for (pass = 0; !err; pass++) {
+		while (pos < j.end && !err) {
+			if (pos >= j.known_size)
+				err = extend(&j, &pos);
+			else
+				err = fill_inside(&j, &pos);
+			if (!err)
+				err = report_progress(&j, pos);
+		}
+		if (err || !j.reshaped)
+			break;
+		/* The engine's own appends leave no hole; anything else may
+		 * have (a write aimed past an end another writer cut shorter
+		 * meanwhile): the range is whole before success, or redone.
+		 * A file cut again and again fails with EAGAIN. */
+		j.reshaped = j.size_fresh = 0;
+		if ((err = emul_first_gap(&j, &pos)) != 0 || pos >= j.end)
+			break;
+		if (pass == EMUL_RETRIES)
+			err = EAGAIN;
 	}
 	if (!err && rep->bytes_written == 0)
 		err = nothing_written_check(&j);

@@ -19,6 +19,8 @@
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/swap.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -85,11 +87,15 @@ static void note_write(const struct iovec *iov, int cnt, int64_t off)
 		hk.write_hi = off + n;
 }
 
+static int interrupt_write(void);
+
 ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	int err = hook_point("pwritev64", 0);
 	ssize_t r;
 
+	if (!err)
+		err = interrupt_write();
 	if (err) {
 		errno = err;
 		return -1;
@@ -104,13 +110,42 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
  * FUSE servers that opened their file with O_APPEND do. */
 static int layer_ignores_noappend;
 
+/* A kernel older than RWF_APPEND (4.16) or RWF_NOAPPEND (6.9), as far as
+ * the engine can tell. */
+static int kernel_without_rwf_append, kernel_without_rwf_noappend;
+
+/* pwritev2 is the same write to the script as pwritev: the engine appends
+ * (RWF_APPEND) or writes positionally (RWF_NOAPPEND) through it.  v2_calls
+ * counts the RWF_NOAPPEND ones; an append is noted where it lands. */
 ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
 {
-	if (hk.active && !hk.acting)
+	struct stat64 st;
+	ssize_t r;
+	int err;
+
+	if ((kernel_without_rwf_append && (flags & 0x10)) ||
+	    (kernel_without_rwf_noappend && (flags & 0x20))) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	err = hook_point("pwritev64", 0);
+	if (!err)
+		err = interrupt_write();
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (hk.active && !hk.acting && (flags & 0x20))
 		hk.v2_calls++;
+	if ((flags & 0x10) && fstat64(fd, &st) == 0)
+		note_write(iov, cnt, st.st_size);
+	else
+		note_write(iov, cnt, off);
 	if (layer_ignores_noappend)
 		flags &= ~0x20;
-	return REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+	r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+	hook_point("pwritev64", 1);
+	return r;
 }
 
 int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
@@ -149,11 +184,59 @@ off64_t lseek64(int fd, off64_t off, int whence)
 	return REAL(lseek64)(fd, off, whence);
 }
 
+/* Faults of odd files, for the job only: every write interrupted (a FUSE
+ * server answering EINTR), reads that end before the size (a sysfs
+ * attribute, a FUSE server), and the filesystem fstatfs names.  Each
+ * stops after FAULT_CAP calls with an error of its own, so that an engine
+ * that loops for ever fails the test instead of hanging it. */
+#define FAULT_CAP 1000
+static int writes_interrupted, reads_end_early, write_attempts, read_attempts;
+static long fake_fs_type;
+
+static int interrupt_write(void)
+{
+	if (!writes_interrupted || !hk.active || hk.acting)
+		return 0;
+	return ++write_attempts > FAULT_CAP ? ENOSPC : EINTR;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	if (reads_end_early && hk.active && !hk.acting)
+		return ++read_attempts > FAULT_CAP ? (errno = EIO, -1) : 0;
+	return REAL(pread64)(fd, buf, n, off);
+}
+
+int fstatfs64(int fd, struct statfs64 *sf)
+{
+	int r = REAL(fstatfs64)(fd, sf);
+
+	if (r == 0 && fake_fs_type && hk.active && !hk.acting)
+		sf->f_type = fake_fs_type;
+	return r;
+}
+
+static int fstat_fd;
+
+int fstat64(int fd, struct stat64 *st)
+{
+	int r;
+
+	fstat_fd = fd;
+	hook_point("fstat64", 0);
+	r = REAL(fstat64)(fd, st);
+	hook_point("fstat64", 1);
+	return r;
+}
+
 static void hook_reset(void)
 {
 	memset(&hk, 0, sizeof hk);
 	layer_ignores_noappend = 0;
+	kernel_without_rwf_append = kernel_without_rwf_noappend = 0;
 	generic_seek = 0;
+	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
+	fake_fs_type = 0;
 }
 
 static void script(const char *fn, int nth, int after, int (*act)(void))
@@ -1062,6 +1145,319 @@ START_TEST(efbig_before_writing_without_a_reopen)
 }
 END_TEST
 
+/* --- issue 18: appends survive, loops end, the range is whole ------------ */
+
+static int append_record(void)
+{
+	unsigned char rec[64];
+
+	memset(rec, 'R', sizeof rec);
+	ck_assert_int_eq(write(other_fd, rec, sizeof rec), sizeof rec);
+	return 0;
+}
+
+/* A record appended after the engine looked at the size and before its
+ * write stays whole: the zeros land after it (RWF_APPEND), not over it.
+ * They end 64 bytes past the range: what was appended in that window. */
+START_TEST(append_between_look_and_write_survives)
+{
+	const char *p = fresh("append-window");
+	unsigned char want[1164], *old = pattern(1000, 13);
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 13);
+	fd = open(p, O_RDWR);
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	script("pwritev64", 1, 0, append_record);
+	ck_assert_int_eq(job(fd, 0, 1100, NULL, NULL), 0);
+	memset(want, 0, sizeof want);
+	memcpy(want, old, 1000);
+	memset(want + 1000, 'R', 64);
+	expect_bytes(p, want, sizeof want);
+	close(fd);
+	free(old);
+}
+END_TEST
+
+/* A range that starts past the end of file leaves the gap before it a
+ * hole, as the kernel does: only the range is written. */
+START_TEST(gap_before_range_stays_a_hole)
+{
+	const char *p = fresh("gap");
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 14);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	ck_assert_int_eq(job(fd, MiB, 6 * MiB, NULL, NULL), 0);
+	writes_inside(MiB, 7 * MiB);
+	ck_assert_int_eq(file_size(fd), 7 * MiB);
+	close(fd);
+	ck_assert(fully_allocated(p, MiB, 7 * MiB));
+	ck_assert(first_mismatch(p, 1000, 7 * MiB, 0, 0, 0) < 0);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_lt(lseek(fd, 1000, SEEK_HOLE), MiB);
+	close(fd);
+}
+END_TEST
+
+static int cut_to_1m(void)
+{
+	ck_assert_int_eq(ftruncate(other_fd, MiB), 0);
+	return 0;
+}
+
+/* Cut to 1 MiB by another writer at the third write of [0, 32 MiB) over an
+ * 8 MiB file: success means the range is whole, no hole where the cut
+ * was.  Appends go back to the new end by themselves; positional writes
+ * (a kernel without RWF_APPEND) leave a hole that the check before
+ * success finds and fills. */
+static void cut_shorter_mid_call(int without_append)
+{
+	const char *p = fresh("cut");
+	unsigned char *want = calloc(1, 32 * MiB), *old = pattern(MiB, 15);
+	int fd;
+
+	write_pattern_at(p, 0, 8 * MiB, 15);
+	fd = open(p, O_RDWR);
+	other_fd = open(p, O_RDWR);
+	script("pwritev64", 3, 0, cut_to_1m);
+	kernel_without_rwf_append = without_append;
+	ck_assert_int_eq(job(fd, 0, 32 * MiB, NULL, NULL), 0);
+	memcpy(want, old, MiB);
+	expect_bytes(p, want, 32 * MiB);
+	ck_assert(fully_allocated(p, 0, 32 * MiB));
+	close(fd);
+	free(want), free(old);
+}
+
+START_TEST(cut_shorter_mid_call_by_appends)
+{
+	cut_shorter_mid_call(0);
+}
+END_TEST
+
+START_TEST(cut_shorter_mid_call_positional)
+{
+	cut_shorter_mid_call(1);
+}
+END_TEST
+
+static int cut_to_zero_every_time(void)
+{
+	ck_assert_int_eq(ftruncate(other_fd, 0), 0);
+	hk.nth = hk.calls + 1; /* and after the next write again */
+	return 0;
+}
+
+/* Cut to nothing after every write: the call ends, with EAGAIN, instead
+ * of going back for ever or claiming success with a hole. */
+static void cut_again_and_again(int without_append)
+{
+	const char *p = fresh("cut-always");
+	int fd;
+
+	write_pattern_at(p, 0, 8 * MiB, 16);
+	fd = open(p, O_RDWR);
+	other_fd = open(p, O_RDWR);
+	script("pwritev64", 1, 1, cut_to_zero_every_time);
+	kernel_without_rwf_append = without_append;
+	ck_assert_int_eq(job(fd, 0, 32 * MiB, NULL, NULL), EAGAIN);
+	ck_assert_msg(hk.writes <= 20, "%d writes", hk.writes);
+	close(fd);
+	close(other_fd);
+	other_fd = -1;
+}
+
+START_TEST(cut_again_and_again_fails)
+{
+	cut_again_and_again(0);
+	cut_again_and_again(1);
+}
+END_TEST
+
+static int set_append_on_callers_fd(void)
+{
+	int fl = fcntl(job_fd, F_GETFL);
+
+	ck_assert_int_eq(fcntl(job_fd, F_SETFL, fl | O_APPEND), 0);
+	return 0;
+}
+
+/* Another thread sets O_APPEND on the caller's descriptor mid-call: no
+ * zeros past the range, no success with holes in it. */
+START_TEST(setfl_append_mid_call)
+{
+	const char *p = fresh("setfl");
+	int fd = open(p, O_RDWR | O_CREAT, 0600), err;
+
+	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
+	script("pwritev64", 1, 0, set_append_on_callers_fd);
+	err = job(fd, 0, 8 * MiB, NULL, NULL);
+	ck_assert_int_eq(file_size(fd), 16 * MiB);
+	ck_assert(err != 0 || fully_allocated(p, 0, 8 * MiB));
+	ck_assert_int_eq(err, 0);
+	close(fd);
+	expect_bytes(p, NULL, 16 * MiB);
+}
+END_TEST
+
+/* The same on a kernel without RWF_NOAPPEND: the writes append, as
+ * glibc's do, but the call never claims success with a hole in the range
+ * (the check before success sees it: EAGAIN after three redos). */
+START_TEST(setfl_append_mid_call_without_noappend)
+{
+	const char *p = fresh("setfl-old-kernel");
+	int fd = open(p, O_RDWR | O_CREAT, 0600), err;
+
+	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
+	script("pwritev64", 1, 0, set_append_on_callers_fd);
+	kernel_without_rwf_noappend = 1;
+	err = job(fd, 0, 8 * MiB, NULL, NULL);
+	close(fd);
+	ck_assert_msg(err != 0 || fully_allocated(p, 0, 8 * MiB),
+		      "success with a hole in the range");
+	ck_assert_int_eq(err, EAGAIN);
+}
+END_TEST
+
+/* A write answered EINTR every time (a FUSE server): EINTR after a few
+ * tries, glibc's answer, with nothing written. */
+START_TEST(endless_eintr_ends)
+{
+	const char *p = fresh("eintr");
+	unsigned char *old = pattern(1000, 17);
+	int fd, err;
+
+	write_pattern_at(p, 0, 1000, 17);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	writes_interrupted = 1;
+	err = job(fd, 0, 3 * MiB, NULL, NULL);
+	ck_assert_msg(write_attempts <= 10, "%d writes tried", write_attempts);
+	ck_assert_int_eq(err, EINTR);
+	close(fd);
+	expect_bytes(p, old, 1000);
+	free(old);
+}
+END_TEST
+
+/* Reads that end before the size fstat gives (a FUSE file whose server
+ * returns fewer bytes than its size): EINVAL after a few tries, nothing
+ * written, instead of pread and fstat for ever. */
+START_TEST(reads_ending_before_the_size_end)
+{
+	const char *p = fresh("short-reads");
+	unsigned char *old = pattern(8192, 18);
+	int fd, err;
+
+	write_pattern_at(p, 0, 8192, 18);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	fake_fs_type = 0x65735546; /* FUSE: holes found by reading back */
+	reads_end_early = 1;
+	err = job(fd, 0, 16384, NULL, NULL);
+	ck_assert_msg(read_attempts <= 10, "%d reads tried", read_attempts);
+	ck_assert_int_eq(err, EINVAL);
+	ck_assert_int_eq(hk.writes, 0);
+	close(fd);
+	expect_bytes(p, old, 8192);
+	free(old);
+}
+END_TEST
+
+/* A file of a pseudo-filesystem (sysfs here, by its f_type): EOPNOTSUPP,
+ * the kernel's answer, and nothing written. */
+START_TEST(pseudo_filesystem_refused)
+{
+	static const long types[] = { 0x62656572, 0x9FA0, 0x64626720, 0x63677270, 0x74726163 };
+	const char *p = fresh("pseudo");
+	unsigned char *old = pattern(100, 19);
+	size_t i;
+	int fd;
+
+	write_pattern_at(p, 0, 100, 19);
+	fd = open(p, O_RDWR);
+	for (i = 0; i < sizeof types / sizeof types[0]; i++) {
+		hook_reset();
+		fake_fs_type = types[i];
+		ck_assert_int_eq(job(fd, 0, 8192, NULL, NULL), EOPNOTSUPP);
+		ck_assert_int_eq(hk.writes, 0);
+	}
+	close(fd);
+	expect_bytes(p, old, 100);
+	free(old);
+}
+END_TEST
+
+/* A real procfs file: /proc/self/comm is a regular file of size 0, and a
+ * zero written there renames the thread. */
+START_TEST(procfs_file_refused)
+{
+	char before[17] = "", after[17] = "";
+	int fd = open("/proc/thread-self/comm", O_RDWR);
+
+	if (fd < 0) {
+		fprintf(stderr, "skipping procfs: /proc/thread-self/comm: %s\n", strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(prctl(PR_SET_NAME, "lfa-comm", 0, 0, 0), 0);
+	ck_assert_int_eq(prctl(PR_GET_NAME, before, 0, 0, 0), 0);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 16, NULL, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(prctl(PR_GET_NAME, after, 0, 0, 0), 0);
+	ck_assert_str_eq(after, before);
+	close(fd);
+}
+END_TEST
+
+/* The producer of a memfd sealed with F_SEAL_FUTURE_WRITE grows it and
+ * writes through its old mapping right after the engine looked at the
+ * size: no ftruncate from that stale size may cut its bytes off. */
+static unsigned char *producer_map;
+static int producer_fd = -1;
+
+static int producer_grows(void)
+{
+	/* Not the check of a descriptor reopened through /proc (opened
+	 * O_NONBLOCK): the look at the size, on the job's own descriptor. */
+	if (fcntl(fstat_fd, F_GETFL) & O_NONBLOCK) {
+		hk.nth = hk.calls + 1;
+		return 0;
+	}
+	ck_assert_int_eq(ftruncate(producer_fd, MiB), 0);
+	memset(producer_map + 512 * KiB, 'P', 512 * KiB);
+	return 0;
+}
+
+START_TEST(sealed_memfd_grown_mid_call_keeps_its_bytes)
+{
+#ifdef F_SEAL_FUTURE_WRITE
+	unsigned char buf[4096];
+	int fd = memfd_create("lfa-producer", MFD_ALLOW_SEALING);
+	int64_t off;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 8192), 0);
+	producer_map = mmap(NULL, MiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert(producer_map != MAP_FAILED);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE), 0);
+	producer_fd = fd;
+	script("fstat64", 1, 1, producer_grows);
+	ck_assert_int_eq(job(fd, 0, 16384, NULL, NULL), 0);
+	ck_assert_int_eq(file_size(fd), MiB);
+	for (off = 512 * KiB; off < MiB; off += sizeof buf) {
+		ck_assert_int_eq(pread(fd, buf, sizeof buf, off), sizeof buf);
+		ck_assert(buf[0] == 'P' && !memcmp(buf, buf + 1, sizeof buf - 1));
+	}
+	munmap(producer_map, MiB);
+	close(fd);
+#else
+	fprintf(stderr, "skipping: no F_SEAL_FUTURE_WRITE in these headers\n");
+#endif
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -1100,6 +1496,18 @@ int main(void)
 	tcase_add_test(tc, extending_call_shows_only_modify);
 	tcase_add_test(tc, direct_without_a_reopen_fails_before_writing);
 	tcase_add_test(tc, efbig_before_writing_without_a_reopen);
+	tcase_add_test(tc, append_between_look_and_write_survives);
+	tcase_add_test(tc, gap_before_range_stays_a_hole);
+	tcase_add_test(tc, cut_shorter_mid_call_by_appends);
+	tcase_add_test(tc, cut_shorter_mid_call_positional);
+	tcase_add_test(tc, cut_again_and_again_fails);
+	tcase_add_test(tc, setfl_append_mid_call);
+	tcase_add_test(tc, setfl_append_mid_call_without_noappend);
+	tcase_add_test(tc, endless_eintr_ends);
+	tcase_add_test(tc, reads_ending_before_the_size_end);
+	tcase_add_test(tc, pseudo_filesystem_refused);
+	tcase_add_test(tc, procfs_file_refused);
+	tcase_add_test(tc, sealed_memfd_grown_mid_call_keeps_its_bytes);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

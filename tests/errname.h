@@ -28,6 +28,8 @@ static inline const char *err_name(int e)
 	case ECANCELED: return "ECANCELED";
 	case ENXIO: return "ENXIO";
 	case ENOTTY: return "ENOTTY";
+	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
 	}
 	snprintf(num, sizeof num, "%d", e);
 	return num;

@@ -25,7 +25,7 @@ tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_fuzz_LDADD = libfallocate-core.la -lpthread
 
 REALFS_TESTS = tests/realfs.sh tests/realfs-edges.sh tests/realfs-seccomp.sh \
-	tests/syscall-count.sh tests/fuzz.sh tests/fuzz-replay.sh
+	tests/syscall-count.sh tests/fuzz.sh tests/fuzz-replay.sh tests/append-race.sh
 TESTS += $(REALFS_TESTS)
 EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
 
@@ -57,3 +57,11 @@ EXTRA_DIST += tests/window.sh
 window: tests/window
 	@$(AM_TESTS_ENVIRONMENT) WINDOW_SECONDS='$(T)' $(SHELL) $(srcdir)/tests/window.sh
 .PHONY: window
+
+# Appends by another writer while posix_fallocate grows the file (issue 18):
+# linked with the shared library, as users get posix_fallocate.
+check_PROGRAMS += tests/append-race
+tests_append_race_SOURCES = tests/append-race.c
+tests_append_race_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_append_race_LDADD = libfallocate.la -lpthread
+tests_append_race_LDFLAGS = -no-install
