@@ -17,6 +17,7 @@
 #include <linux/kcmp.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "emulate.h"
@@ -59,6 +60,21 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	ssize_t r = REAL(pwritev64)(fd, iov, cnt, off);
 
+	if (rec.active && r > 0)
+		log_span(rec.write, &rec.writes, fd, off, off + r, 0);
+	return r;
+}
+
+/* The engine grows a file by appends (RWF_APPEND): alone on the file here,
+ * they land at its size before the write. */
+ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	struct stat64 st;
+	ssize_t r;
+
+	if (rec.active && (flags & RWF_APPEND) && fstat64(fd, &st) == 0)
+		off = st.st_size;
+	r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
 	if (rec.active && r > 0)
 		log_span(rec.write, &rec.writes, fd, off, off + r, 0);
 	return r;
