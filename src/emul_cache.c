@@ -5,23 +5,39 @@
  * cache, evicting everyone else's and charged to the caller's memory cgroup,
  * and the dirty throttling that follows makes the call itself slow.  A
  * window of writeback behind the write front bounds that: each batch the
- * call wrote is sent to the disk at once, and the batch one window behind is
- * waited for and dropped from the cache.  Only the pieces the call itself
- * wrote are dropped (a caller's cached data inside the range stays), and
- * POSIX_FADV_DONTNEED drops whole pages only, so a page shared with the
- * caller's data stays too. */
+ * call wrote is sent to the disk at once, and the pieces one window behind
+ * are dropped from the cache, then dropped again one more window behind,
+ * for the pages that were still being written the first time.  Only the
+ * pieces the call itself wrote are dropped (a caller's cached data inside
+ * the range stays), and POSIX_FADV_DONTNEED drops whole pages only, so a
+ * page shared with the caller's data stays too.
+ *
+ * Everything goes through the job's descriptor, a dup of the caller's, and
+ * nothing waits.  A descriptor of our own would have to be reopened through
+ * /proc: watchers would see IN_OPEN and IN_CLOSE_WRITE (which upload and
+ * sync daemons take for "the file is complete"), and a caller's lease would
+ * refuse it.  Waiting through the dup is no better: SYNC_FILE_RANGE_WAIT_*
+ * end in file_check_and_advance_wb_err() on the caller's open file, which
+ * would consume a writeback error the caller's next fsync must report.
+ * SYNC_FILE_RANGE_WRITE alone starts writeback (WB_SYNC_NONE) and
+ * POSIX_FADV_DONTNEED starts it and drops clean pages; neither looks at
+ * the file's error cursor (fs/sync.c, mm/fadvise.c).  What keeps the front
+ * from running ahead of the disk is the block layer: starting writeback
+ * blocks while the device's queue is full. */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "emul_job.h"
 
-/* Measured on this project's VM (bench/README.md): 16 MiB behind the front,
- * started in 8 MiB batches, kept a few MiB dirty and was the fastest to
- * reach the disk; smaller windows wait on the disk more often, larger ones
- * leave more behind. */
+/* Measured on this project's VM (bench/README.md): pieces are dropped
+ * 16 MiB behind the front and again 32 MiB behind, with writeback started
+ * in 8 MiB batches; smaller windows find more pages still being written,
+ * larger ones leave more behind. */
 #ifndef CACHE_WINDOW
 #define CACHE_WINDOW ((int64_t)16 << 20)
 #endif
@@ -29,9 +45,18 @@
 #define CACHE_BATCH ((int64_t)8 << 20)
 #endif
 
+/* Linux 6.14's uncached buffered write (include/uapi/linux/fs.h): the
+ * kernel starts writeback at once and drops each page when it is written,
+ * so the disk's pace no longer decides what our drops find still being
+ * written.  Kernels without it say EOPNOTSUPP, as do filesystems that do
+ * not support it; the window alone then bounds the cache. */
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
 /* Filesystems whose page cache is the way to a disk, where writeback can be
- * started and waited for.  None of the others refuses the hints (tmpfs,
- * ramfs, hugetlbfs, overlayfs and sshfs all answer 0 to sync_file_range and
+ * started.  None of the others refuses the hints (tmpfs, ramfs, hugetlbfs,
+ * overlayfs and sshfs all answer 0 to sync_file_range and
  * POSIX_FADV_DONTNEED on Linux 6.18), so the list is of those that gain.
  * Not tmpfs, ramfs or hugetlbfs: their page cache is the data, and no
  * writeback can make room.  Not overlayfs (sync_file_range reaches its own
@@ -50,21 +75,22 @@ static int writeback_fs(uint32_t fs_type)
 	}
 }
 
-/* A hint that fails turns the window off for the rest of the call; it never
- * fails the call. */
-static int hint_range(struct emul_job *j, int64_t a, int64_t b, unsigned flags)
+/* Never a SYNC_FILE_RANGE_WAIT_* flag (see the top).  A hint that fails
+ * turns the window off for the rest of the call; it never fails the call. */
+static int start_range(struct emul_job *j, int64_t a, int64_t b)
 {
 	j->rep->syscalls++;
-	if (sync_file_range(j->priv, a, b - a, flags) == 0)
+	if (sync_file_range(j->fd, a, b - a, SYNC_FILE_RANGE_WRITE) == 0)
 		return 0;
 	j->cache_on = 0;
 	return -1;
 }
 
+/* Pages still dirty or being written stay: DONTNEED drops clean ones. */
 static void drop_range(struct emul_job *j, int64_t a, int64_t b)
 {
 	j->rep->syscalls++;
-	(void)posix_fadvise64(j->priv, a, b - a, POSIX_FADV_DONTNEED);
+	(void)posix_fadvise64(j->fd, a, b - a, POSIX_FADV_DONTNEED);
 }
 
 static void forget_oldest(struct emul_job *j)
@@ -73,7 +99,8 @@ static void forget_oldest(struct emul_job *j)
 	memmove(&j->cache_piece[0], &j->cache_piece[1], (size_t)j->cache_count * sizeof j->cache_piece[0]);
 }
 
-/* Sends every piece not yet sent to the disk. */
+/* Sends every piece not yet sent to the disk.  This is where the call
+ * waits for the disk: the submission blocks while the queue is full. */
 static void start_writeback(struct emul_job *j)
 {
 	int i;
@@ -81,23 +108,32 @@ static void start_writeback(struct emul_job *j)
 	for (i = 0; i < j->cache_count && j->cache_on; i++) {
 		if (j->cache_piece[i].started)
 			continue;
-		if (hint_range(j, j->cache_piece[i].a, j->cache_piece[i].b, SYNC_FILE_RANGE_WRITE) == 0)
+		if (start_range(j, j->cache_piece[i].a, j->cache_piece[i].b) == 0)
 			j->cache_piece[i].started = 1;
 	}
 	j->cache_unstarted = 0;
 }
 
-/* Waits for the oldest piece to be on disk, then drops it.  The wait goes
- * through our own open file (j->priv): a writeback error it sees is then
- * consumed there, and the caller's fsync still reports it. */
-static void retire_oldest(struct emul_job *j)
+/* Pieces one window behind the front are dropped, and those two windows
+ * behind dropped again and forgotten: by then the disk has had a window's
+ * time more for the pages that were still being written. */
+static void drop_behind(struct emul_job *j, int64_t front)
 {
-	int64_t a = j->cache_piece[0].a, b = j->cache_piece[0].b;
+	int i;
 
-	if (hint_range(j, a, b, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-		       SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-		drop_range(j, a, b);
-	forget_oldest(j);
+	for (i = 0; i < j->cache_count; i++) {
+		struct emul_cache_piece *p = &j->cache_piece[i];
+
+		if (p->started && !p->dropped && p->b <= front - CACHE_WINDOW) {
+			drop_range(j, p->a, p->b);
+			p->dropped = 1;
+		}
+	}
+	while (j->cache_count && j->cache_piece[0].dropped &&
+	       j->cache_piece[0].b <= front - 2 * CACHE_WINDOW) {
+		drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
+		forget_oldest(j);
+	}
 }
 
 void emul_cache_start(struct emul_job *j)
@@ -112,9 +148,44 @@ void emul_cache_start(struct emul_job *j)
 	/* Synchronous and direct writes leave nothing dirty; appends are
 	 * rare and small. */
 	if ((j->flags & (O_DSYNC | O_SYNC | O_DIRECT)) || j->writer == WRITE_APPEND ||
-	    !writeback_fs(j->fs_type) || emul_private_fd(j) < 0)
+	    !writeback_fs(j->fs_type))
 		return;
 	j->cache_on = 1;
+	j->cache_dontcache = 1;
+}
+
+static size_t iov_bytes(const struct iovec *iov, int cnt)
+{
+	size_t n = 0;
+
+	while (cnt-- > 0)
+		n += iov[cnt].iov_len;
+	return n;
+}
+
+ssize_t emul_cache_pwritev(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
+			   int64_t off)
+{
+#ifdef HAVE_PWRITEV64V2
+	ssize_t w;
+
+	if (j->cache_on && j->cache_dontcache) {
+		/* Only pages the write creates are dropped once written: clean
+		 * pages already there (a hole someone read) go first.  The
+		 * zeros replace every whole page of the piece, and dirty pages
+		 * stay. */
+		drop_range(j, off, off + (int64_t)iov_bytes(iov, cnt));
+		w = pwritev64v2(fd, iov, cnt, off, RWF_DONTCACHE);
+		/* Not known to the kernel or the filesystem, or pwritev2
+		 * refused by a sandbox: the plain write says what it says. */
+		if (w >= 0 || (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS &&
+			       errno != EPERM))
+			return w;
+		j->cache_dontcache = 0;
+		j->rep->syscalls++;
+	}
+#endif
+	return pwritev64(fd, iov, cnt, off);
 }
 
 void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
@@ -130,25 +201,27 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 		if (j->cache_count == EMUL_CACHE_PIECES) {
 			/* Many small holes between data: the oldest goes early. */
 			start_writeback(j);
-			retire_oldest(j);
 			if (!j->cache_on)
 				return;
+			drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
+			forget_oldest(j);
 		}
 		last = &j->cache_piece[j->cache_count++];
 		last->a = off;
 		last->b = off + n;
 		last->started = 0;
+		last->dropped = 0;
 	}
 	j->cache_unstarted += n;
 	if (j->cache_unstarted < CACHE_BATCH)
 		return;
 	start_writeback(j);
-	while (j->cache_on && j->cache_count && j->cache_piece[0].b <= off + n - CACHE_WINDOW)
-		retire_oldest(j);
+	if (j->cache_on)
+		drop_behind(j, off + n);
 }
 
-/* The last window is sent to the disk and dropped where already written:
- * the call does not wait for it. */
+/* The last windows are sent to the disk and dropped where already written:
+ * the call does not wait for them. */
 void emul_cache_finish(struct emul_job *j)
 {
 	int i;
@@ -156,7 +229,7 @@ void emul_cache_finish(struct emul_job *j)
 	if (!j->cache_on)
 		return;
 	start_writeback(j);
-	for (i = 0; i < j->cache_count; i++)
+	for (i = 0; i < j->cache_count && j->cache_on; i++)
 		drop_range(j, j->cache_piece[i].a, j->cache_piece[i].b);
 	j->cache_count = 0;
 	j->cache_on = 0;

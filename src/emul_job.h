@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "emulate.h"
 
@@ -56,11 +57,13 @@ struct emul_job {
 	/* emul_cache.c: the pieces written in the window of writeback behind
 	 * the write front, oldest first */
 	int cache_on;
+	int cache_dontcache;    /* writes still try RWF_DONTCACHE */
 	int cache_count;
 	int64_t cache_unstarted;
 	struct emul_cache_piece {
 		int64_t a, b;
 		int started;
+		int dropped;    /* once, one window behind the front */
 	} cache_piece[EMUL_CACHE_PIECES];
 };
 
@@ -92,6 +95,11 @@ void emul_release_map(struct emul_job *j) LFA_HIDDEN;
 void emul_cache_start(struct emul_job *j) LFA_HIDDEN;
 void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n) LFA_HIDDEN;
 void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
+/* pwritev64 of emul_write, which asks the kernel to drop the pages once
+ * written where the window runs and the kernel can. */
+struct iovec;
+ssize_t emul_cache_pwritev(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
+			   int64_t off) LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

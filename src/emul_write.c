@@ -90,7 +90,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 		iov[cnt].iov_len = (size_t)emul_min(left, ZERO_BUF_SIZE);
 	}
 	j->rep->syscalls++;
-	w = pwritev64(fd, iov, cnt, off);
+	w = emul_cache_pwritev(j, fd, iov, cnt, off);
 	if (w < 0) {
 		err = errno;
 		if (err == EINTR)
