@@ -13,37 +13,55 @@
  * page shared with the caller's data stays too.
  *
  * Everything goes through the job's descriptor, a dup of the caller's, and
- * nothing waits.  A descriptor of our own would have to be reopened through
- * /proc: watchers would see IN_OPEN and IN_CLOSE_WRITE (which upload and
- * sync daemons take for "the file is complete"), and a caller's lease would
- * refuse it.  Waiting through the dup is no better: SYNC_FILE_RANGE_WAIT_*
- * end in file_check_and_advance_wb_err() on the caller's open file, which
- * would consume a writeback error the caller's next fsync must report.
- * SYNC_FILE_RANGE_WRITE alone starts writeback (WB_SYNC_NONE) and
- * POSIX_FADV_DONTNEED starts it and drops clean pages; neither looks at
- * the file's error cursor (fs/sync.c, mm/fadvise.c).  What keeps the front
- * from running ahead of the disk is the block layer: starting writeback
- * blocks while the device's queue is full. */
+ * nothing waits for writeback.  A descriptor of our own would have to be
+ * reopened through /proc: watchers would see IN_OPEN and IN_CLOSE_WRITE
+ * (which upload and sync daemons take for "the file is complete"), and a
+ * caller's lease would refuse it.  Waiting through the dup is no better:
+ * SYNC_FILE_RANGE_WAIT_* end in file_check_and_advance_wb_err() on the
+ * caller's open file, which would consume a writeback error the caller's
+ * next fsync must report (so would fsync, fdatasync and RWF_DSYNC).
+ * SYNC_FILE_RANGE_WRITE alone starts writeback (WB_SYNC_NONE),
+ * POSIX_FADV_DONTNEED starts it and drops clean pages, RWF_DONTCACHE
+ * starts it and drops each page once written, and cachestat() only reads
+ * counters: none of them looks at the file's error cursor (fs/sync.c,
+ * mm/fadvise.c, mm/filemap.c, mm/cachestat).  The block layer alone does
+ * not hold the front back (a virtio disk's queue takes hundreds of MiB),
+ * so the front looks with cachestat at what is still dirty or being
+ * written behind it, and sleeps while that is more than a window. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "emul_job.h"
+#include "fallocate_arch.h"
 
-/* Measured on this project's VM (bench/README.md): pieces are dropped
- * 16 MiB behind the front and again 32 MiB behind, with writeback started
- * in 8 MiB batches; smaller windows find more pages still being written,
- * larger ones leave more behind. */
+/* Measured on this project's VM (bench/README.md): 16 MiB behind the
+ * front, started in 8 MiB batches, kept a few MiB dirty and was the
+ * fastest to reach the disk; smaller windows wait on the disk more often,
+ * larger ones leave more behind.  Pieces are dropped one window behind and
+ * again two windows behind, once the wait below has let the disk catch
+ * up with them. */
 #ifndef CACHE_WINDOW
 #define CACHE_WINDOW ((int64_t)16 << 20)
 #endif
 #ifndef CACHE_BATCH
 #define CACHE_BATCH ((int64_t)8 << 20)
 #endif
+
+/* The front waits for the disk when more than this is dirty or being
+ * written behind it, polling every CACHE_POLL_NS, and gives the wait up
+ * for the rest of the call after CACHE_POLLS polls for one batch (a disk
+ * that slow, or another writer's dirty pages in the range). */
+#define CACHE_IN_FLIGHT CACHE_WINDOW
+#define CACHE_POLL_NS 1000000L
+#define CACHE_POLLS 2000
 
 /* Linux 6.14's uncached buffered write (include/uapi/linux/fs.h): the
  * kernel starts writeback at once and drops each page when it is written,
@@ -136,6 +154,50 @@ static void drop_behind(struct emul_job *j, int64_t front)
 	}
 }
 
+#ifdef LFA_NR_cachestat
+/* Linux 6.5's cachestat (include/uapi/linux/mman.h): what of a range is
+ * cached, dirty, being written.  It only reads counters. */
+struct cachestat_range {
+	uint64_t off, len;
+};
+struct cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+/* Nothing that waits for writeback leaves the caller's writeback errors
+ * alone (see the top), so the front waits by looking: while more than
+ * CACHE_IN_FLIGHT of [offset, front) is dirty or being written, it sleeps
+ * and drops again what has been written meanwhile.  Without cachestat
+ * (older kernels, sandboxes) the front does not wait. */
+static void wait_for_disk(struct emul_job *j, int64_t front)
+{
+	struct cachestat_range range = { (uint64_t)j->offset, (uint64_t)(front - j->offset) };
+	struct timespec nap = { 0, CACHE_POLL_NS };
+	struct cachestat st;
+	long page = sysconf(_SC_PAGESIZE);
+	int polls;
+
+	for (polls = 0; j->cache_wait && j->cache_on; polls++) {
+		j->rep->syscalls++;
+		if (syscall(LFA_NR_cachestat, j->fd, &range, &st, 0) != 0 || polls == CACHE_POLLS) {
+			j->cache_wait = 0;
+			return;
+		}
+		if ((int64_t)(st.nr_dirty + st.nr_writeback) * page <= CACHE_IN_FLIGHT)
+			return;
+		j->rep->syscalls++;
+		(void)nanosleep(&nap, NULL);
+		drop_behind(j, front);
+	}
+}
+#else
+static void wait_for_disk(struct emul_job *j, int64_t front)
+{
+	(void)j;
+	(void)front;
+}
+#endif
+
 void emul_cache_start(struct emul_job *j)
 {
 	j->cache_on = 0;
@@ -152,6 +214,7 @@ void emul_cache_start(struct emul_job *j)
 		return;
 	j->cache_on = 1;
 	j->cache_dontcache = 1;
+	j->cache_wait = 1;
 }
 
 static size_t iov_bytes(const struct iovec *iov, int cnt)
@@ -216,8 +279,10 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 	if (j->cache_unstarted < CACHE_BATCH)
 		return;
 	start_writeback(j);
-	if (j->cache_on)
-		drop_behind(j, off + n);
+	if (!j->cache_on)
+		return;
+	drop_behind(j, off + n);
+	wait_for_disk(j, off + n);
 }
 
 /* The last windows are sent to the disk and dropped where already written:

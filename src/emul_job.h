@@ -58,6 +58,7 @@ struct emul_job {
 	 * the write front, oldest first */
 	int cache_on;
 	int cache_dontcache;    /* writes still try RWF_DONTCACHE */
+	int cache_wait;         /* the front still waits for the disk */
 	int cache_count;
 	int64_t cache_unstarted;
 	struct emul_cache_piece {
