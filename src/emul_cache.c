@@ -5,12 +5,12 @@
  * cache, evicting everyone else's and charged to the caller's memory cgroup,
  * and the dirty throttling that follows makes the call itself slow.  A
  * window of writeback behind the write front bounds that: each batch the
- * call wrote is sent to the disk at once, and the pieces one window behind
- * are dropped from the cache, then dropped again one more window behind,
- * for the pages that were still being written the first time.  Only the
- * pieces the call itself wrote are dropped (a caller's cached data inside
- * the range stays), and POSIX_FADV_DONTNEED drops whole pages only, so a
- * page shared with the caller's data stays too.
+ * call wrote is sent to the disk at once, the front waits while too much
+ * behind it is still unwritten, and the pieces far enough behind to be
+ * written are dropped from the cache.  Only the pieces the call itself
+ * wrote are dropped (a caller's cached data inside the range stays), and
+ * POSIX_FADV_DONTNEED drops whole pages only, so a page shared with the
+ * caller's data stays too.
  *
  * Everything goes through the job's descriptor, a dup of the caller's, and
  * nothing waits for writeback.  A descriptor of our own would have to be
@@ -25,9 +25,11 @@
  * starts it and drops each page once written, and cachestat() only reads
  * counters: none of them looks at the file's error cursor (fs/sync.c,
  * mm/fadvise.c, mm/filemap.c, mm/cachestat).  The block layer alone does
- * not hold the front back (a virtio disk's queue takes hundreds of MiB),
- * so the front looks with cachestat at what is still dirty or being
- * written behind it, and sleeps while that is more than a window. */
+ * not hold the front back (a virtio disk's queue takes hundreds of MiB:
+ * without a wait, 4 GiB in a 256 MiB memory cgroup peaked at 130 MiB with
+ * RWF_DONTCACHE and filled the limit without it), so the front looks with
+ * cachestat at what is still dirty or being written behind it, and sleeps
+ * while that is too much. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -42,35 +44,37 @@
 #include "emul_job.h"
 #include "fallocate_arch.h"
 
-/* Measured on this project's VM (bench/README.md): 16 MiB behind the
- * front, started in 8 MiB batches, kept a few MiB dirty and was the
- * fastest to reach the disk; smaller windows wait on the disk more often,
- * larger ones leave more behind.  Pieces are dropped one window behind and
- * again two windows behind, once the wait below has let the disk catch
- * up with them. */
-#ifndef CACHE_WINDOW
-#define CACHE_WINDOW ((int64_t)16 << 20)
-#endif
+/* Ranges below CACHE_MIN cost nothing more than before.  Writeback is
+ * started for every CACHE_BATCH written; the front waits while more than
+ * CACHE_IN_FLIGHT behind it is dirty or being written, and the pieces
+ * CACHE_DROP_BEHIND behind it, written by then, are dropped.  Measured on
+ * this project's VM (bench/README.md): with 32 MiB in flight the disk
+ * does not run dry during a nap, so naps can be long enough to keep a new
+ * GiB under 1,000 syscalls (570 to 670 of them the window's) and as fast
+ * as waiting in the kernel; 16 MiB in flight with fixed naps of 0.2 ms
+ * cost 2,000 syscalls more, of 1 ms 5 % of the time.
+ * The wait is given up for the rest of the call after CACHE_WAIT_MAX_NS
+ * for one batch (a disk that slow, or another writer's dirty pages in the
+ * range). */
+#define CACHE_MIN ((int64_t)16 << 20)
 #ifndef CACHE_BATCH
-#define CACHE_BATCH ((int64_t)8 << 20)
+#define CACHE_BATCH ((int64_t)16 << 20)
 #endif
-
-/* The front waits for the disk when more than a window is dirty or being
- * written behind it (then the second drop, two windows behind, finds the
- * pages written), polling every CACHE_POLL_NS: with 1 ms the 1 GiB call
- * was 5 % slower than the reopened descriptor's waits, with 0.2 ms as
- * fast, for about 1,500 syscalls per GiB more (looks and naps).  It gives the wait up for the rest of the call after CACHE_POLLS
- * polls for one batch (2 s: a disk that slow, or another writer's dirty
- * pages in the range). */
-#define CACHE_IN_FLIGHT CACHE_WINDOW
-#define CACHE_POLL_NS 200000L
-#define CACHE_POLLS 10000
+#define CACHE_IN_FLIGHT (2 * CACHE_BATCH)
+#define CACHE_DROP_BEHIND (CACHE_IN_FLIGHT + CACHE_BATCH)
+#ifndef CACHE_NAP_NS
+#define CACHE_NAP_NS 1000000L
+#endif
+#define CACHE_NAP_MAX_NS 20000000L
+#define CACHE_WAIT_MAX_NS 2000000000L
 
 /* Linux 6.14's uncached buffered write (include/uapi/linux/fs.h): the
  * kernel starts writeback at once and drops each page when it is written,
- * so the disk's pace no longer decides what our drops find still being
- * written.  Kernels without it say EOPNOTSUPP, as do filesystems that do
- * not support it; the window alone then bounds the cache. */
+ * so what is left when the call returns is only what is still in flight
+ * (0 MiB of a GiB here, 16 MiB without it).  Kernels without it say
+ * EOPNOTSUPP, as do filesystems that do not support it; the window alone
+ * then bounds the cache.  Pages already cached (a hole someone read) are
+ * written as usual, and dropped behind the front like the others. */
 #ifndef RWF_DONTCACHE
 #define RWF_DONTCACHE 0x00000080
 #endif
@@ -120,8 +124,9 @@ static void forget_oldest(struct emul_job *j)
 	memmove(&j->cache_piece[0], &j->cache_piece[1], (size_t)j->cache_count * sizeof j->cache_piece[0]);
 }
 
-/* Sends every piece not yet sent to the disk.  This is where the call
- * waits for the disk: the submission blocks while the queue is full. */
+/* Sends every piece not yet sent to the disk.  The submission blocks only
+ * while the device's queue is full, which on most disks is far more than
+ * the window. */
 static void start_writeback(struct emul_job *j)
 {
 	int i;
@@ -135,23 +140,12 @@ static void start_writeback(struct emul_job *j)
 	j->cache_unstarted = 0;
 }
 
-/* Pieces one window behind the front are dropped, and those two windows
- * behind dropped again and forgotten: by then the disk has had a window's
- * time more for the pages that were still being written. */
+/* Pieces far enough behind the front to be written by now are dropped
+ * and forgotten. */
 static void drop_behind(struct emul_job *j, int64_t front)
 {
-	int i;
-
-	for (i = 0; i < j->cache_count; i++) {
-		struct emul_cache_piece *p = &j->cache_piece[i];
-
-		if (p->started && !p->dropped && p->b <= front - CACHE_WINDOW) {
-			drop_range(j, p->a, p->b);
-			p->dropped = 1;
-		}
-	}
-	while (j->cache_count && j->cache_piece[0].dropped &&
-	       j->cache_piece[0].b <= front - 2 * CACHE_WINDOW) {
+	while (j->cache_count && j->cache_piece[0].started &&
+	       j->cache_piece[0].b <= front - CACHE_DROP_BEHIND) {
 		drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
 		forget_oldest(j);
 	}
@@ -167,31 +161,55 @@ struct cachestat {
 	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
 };
 
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void nap_ns(struct emul_job *j, int64_t ns)
+{
+	struct timespec t = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+
+	j->rep->syscalls++;
+	(void)nanosleep(&t, NULL);
+}
+
 /* Nothing that waits for writeback leaves the caller's writeback errors
  * alone (see the top), so the front waits by looking: while more than
  * CACHE_IN_FLIGHT of [offset, front) is dirty or being written, it sleeps.
- * The disk completes in bursts of 4 to 8 MiB every few ms here, so naps
- * sized by a measured pace woke too late as often as too early (the call
- * 8 % slower than fixed 0.2 ms naps, and hardly fewer syscalls).  Without
- * cachestat (older kernels, sandboxes) the front does not wait. */
+ * The disk completes in bursts (here nothing for 12 to 15 ms, then 40 MiB
+ * at once), so a pace in bytes per second says little; the last wait's
+ * length does: the first nap is three quarters of it, then CACHE_NAP_NS
+ * at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
+ * leaves the disk busy all the same.  Without cachestat (older kernels,
+ * sandboxes) the front does not wait. */
 static void wait_for_disk(struct emul_job *j, int64_t front)
 {
 	struct cachestat_range range = { (uint64_t)j->offset, (uint64_t)(front - j->offset) };
-	struct timespec nap = { 0, CACHE_POLL_NS };
 	struct cachestat st;
-	long page = sysconf(_SC_PAGESIZE);
-	int polls;
+	int64_t page = sysconf(_SC_PAGESIZE), t0 = -1, nap;
 
-	for (polls = 0; j->cache_wait && j->cache_on; polls++) {
+	while (j->cache_wait) {
 		j->rep->syscalls++;
-		if (syscall(LFA_NR_cachestat, j->fd, &range, &st, 0) != 0 || polls == CACHE_POLLS) {
+		if (syscall(LFA_NR_cachestat, j->fd, &range, &st, 0) != 0 ||
+		    (t0 >= 0 && now_ns() - t0 >= CACHE_WAIT_MAX_NS)) {
 			j->cache_wait = 0;
 			return;
 		}
-		if ((int64_t)(st.nr_dirty + st.nr_writeback) * page <= CACHE_IN_FLIGHT)
+		if ((int64_t)(st.nr_dirty + st.nr_writeback) * page <= CACHE_IN_FLIGHT) {
+			if (t0 >= 0)
+				j->cache_last_wait_ns = now_ns() - t0;
 			return;
-		j->rep->syscalls++;
-		(void)nanosleep(&nap, NULL);
+		}
+		nap = CACHE_NAP_NS;
+		if (t0 < 0) {
+			t0 = now_ns();
+			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
+		}
+		nap_ns(j, nap);
 	}
 }
 #else
@@ -208,7 +226,7 @@ void emul_cache_start(struct emul_job *j)
 	j->cache_count = 0;
 	j->cache_unstarted = 0;
 	/* Calls below the window cost nothing more than before. */
-	if (j->end - j->offset < CACHE_WINDOW || (j->opt && j->opt->keep_cache) ||
+	if (j->end - j->offset < CACHE_MIN || (j->opt && j->opt->keep_cache) ||
 	    lfa_settings(j->fd).keep_cache)
 		return;
 	/* Synchronous and direct writes leave nothing dirty; appends are
@@ -219,15 +237,7 @@ void emul_cache_start(struct emul_job *j)
 	j->cache_on = 1;
 	j->cache_dontcache = 1;
 	j->cache_wait = 1;
-}
-
-static size_t iov_bytes(const struct iovec *iov, int cnt)
-{
-	size_t n = 0;
-
-	while (cnt-- > 0)
-		n += iov[cnt].iov_len;
-	return n;
+	j->cache_last_wait_ns = 0;
 }
 
 ssize_t emul_cache_pwritev(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
@@ -237,11 +247,6 @@ ssize_t emul_cache_pwritev(struct emul_job *j, int fd, const struct iovec *iov, 
 	ssize_t w;
 
 	if (j->cache_on && j->cache_dontcache) {
-		/* Only pages the write creates are dropped once written: clean
-		 * pages already there (a hole someone read) go first.  The
-		 * zeros replace every whole page of the piece, and dirty pages
-		 * stay. */
-		drop_range(j, off, off + (int64_t)iov_bytes(iov, cnt));
 		w = pwritev64v2(fd, iov, cnt, off, RWF_DONTCACHE);
 		/* Not known to the kernel or the filesystem, or pwritev2
 		 * refused by a sandbox: the plain write says what it says. */
@@ -277,7 +282,6 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 		last->a = off;
 		last->b = off + n;
 		last->started = 0;
-		last->dropped = 0;
 	}
 	j->cache_unstarted += n;
 	if (j->cache_unstarted < CACHE_BATCH)
@@ -285,11 +289,11 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 	start_writeback(j);
 	if (!j->cache_on)
 		return;
-	drop_behind(j, off + n);
 	wait_for_disk(j, off + n);
+	drop_behind(j, off + n);
 }
 
-/* The last windows are sent to the disk and dropped where already written:
+/* The last pieces are sent to the disk and dropped where already written:
  * the call does not wait for them. */
 void emul_cache_finish(struct emul_job *j)
 {

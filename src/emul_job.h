@@ -59,12 +59,12 @@ struct emul_job {
 	int cache_on;
 	int cache_dontcache;    /* writes still try RWF_DONTCACHE */
 	int cache_wait;         /* the front still waits for the disk */
+	int64_t cache_last_wait_ns; /* how long the front last waited */
 	int cache_count;
 	int64_t cache_unstarted;
 	struct emul_cache_piece {
 		int64_t a, b;
 		int started;
-		int dropped;    /* once, one window behind the front */
 	} cache_piece[EMUL_CACHE_PIECES];
 };
 
