@@ -50,9 +50,9 @@
  * CACHE_DROP_BEHIND behind it, written by then, are dropped.  Measured on
  * this project's VM (bench/README.md): with 32 MiB in flight the disk
  * does not run dry during a nap, so naps can be long enough to keep a new
- * GiB under 1,000 syscalls (570 to 670 of them the window's) and as fast
- * as waiting in the kernel; 16 MiB in flight with fixed naps of 0.2 ms
- * cost 2,000 syscalls more, of 1 ms 5 % of the time.
+ * GiB under 1,000 syscalls (about 760, 500 of them the window's) and as
+ * fast as waiting in the kernel; 16 MiB in flight with fixed naps of
+ * 0.2 ms cost 2,000 syscalls more, with naps of 1 ms 5 % of the time.
  * The wait is given up for the rest of the call after CACHE_WAIT_MAX_NS
  * for one batch (a disk that slow, or another writer's dirty pages in the
  * range). */
@@ -63,7 +63,7 @@
 #define CACHE_IN_FLIGHT (2 * CACHE_BATCH)
 #define CACHE_DROP_BEHIND (CACHE_IN_FLIGHT + CACHE_BATCH)
 #ifndef CACHE_NAP_NS
-#define CACHE_NAP_NS 1000000L
+#define CACHE_NAP_NS 2000000L
 #endif
 #define CACHE_NAP_MAX_NS 20000000L
 #define CACHE_WAIT_MAX_NS 2000000000L
@@ -182,8 +182,8 @@ static void nap_ns(struct emul_job *j, int64_t ns)
  * CACHE_IN_FLIGHT of [offset, front) is dirty or being written, it sleeps.
  * The disk completes in bursts (here nothing for 12 to 15 ms, then 40 MiB
  * at once), so a pace in bytes per second says little; the last wait's
- * length does: the first nap is three quarters of it, then CACHE_NAP_NS
- * at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
+ * length does: the first nap is as long (at most CACHE_NAP_MAX_NS), then
+ * CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
  * leaves the disk busy all the same.  Without cachestat (older kernels,
  * sandboxes) the front does not wait. */
 static void wait_for_disk(struct emul_job *j, int64_t front)
@@ -207,7 +207,7 @@ static void wait_for_disk(struct emul_job *j, int64_t front)
 		nap = CACHE_NAP_NS;
 		if (t0 < 0) {
 			t0 = now_ns();
-			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
+			nap = emul_max(nap, emul_min(j->cache_last_wait_ns, CACHE_NAP_MAX_NS));
 		}
 		nap_ns(j, nap);
 	}
