@@ -46,13 +46,15 @@
 
 /* Ranges below CACHE_MIN cost nothing more than before.  Writeback is
  * started for every CACHE_BATCH written; the front waits while more than
- * CACHE_IN_FLIGHT behind it is dirty or being written, and the pieces
- * CACHE_DROP_BEHIND behind it, written by then, are dropped.  Measured on
+ * CACHE_IN_FLIGHT behind it is dirty or being written, so the pieces
+ * CACHE_DROP_BEHIND behind it are written by then, and dropped.  Measured on
  * this project's VM (bench/README.md): with 32 MiB in flight the disk
- * does not run dry during a nap, so naps can be long enough to keep a new
- * GiB under 1,000 syscalls (about 760, 500 of them the window's) and as
- * fast as waiting in the kernel; 16 MiB in flight with fixed naps of
- * 0.2 ms cost 2,000 syscalls more, with naps of 1 ms 5 % of the time.
+ * does not run dry during most naps, so they can be long enough to keep a
+ * new GiB under 1,000 syscalls (about 820, 560 of them the window's) at
+ * the speed of waiting in the kernel (call+sync 0.55 s min, 5 % more at
+ * the median); 16 MiB in flight with fixed naps of 0.2 ms cost 2,000
+ * syscalls more; first naps as long as the last wait (up to 20 ms), then
+ * 2 ms, 760 syscalls but 30 % more time at the median.
  * The wait is given up for the rest of the call after CACHE_WAIT_MAX_NS
  * for one batch (a disk that slow, or another writer's dirty pages in the
  * range). */
@@ -61,11 +63,11 @@
 #define CACHE_BATCH ((int64_t)16 << 20)
 #endif
 #define CACHE_IN_FLIGHT (2 * CACHE_BATCH)
-#define CACHE_DROP_BEHIND (CACHE_IN_FLIGHT + CACHE_BATCH)
+#define CACHE_DROP_BEHIND CACHE_IN_FLIGHT
 #ifndef CACHE_NAP_NS
 #define CACHE_NAP_NS 2000000L
 #endif
-#define CACHE_NAP_MAX_NS 20000000L
+#define CACHE_NAP_MAX_NS 10000000L
 #define CACHE_WAIT_MAX_NS 2000000000L
 
 /* Linux 6.14's uncached buffered write (include/uapi/linux/fs.h): the
@@ -182,8 +184,8 @@ static void nap_ns(struct emul_job *j, int64_t ns)
  * CACHE_IN_FLIGHT of [offset, front) is dirty or being written, it sleeps.
  * The disk completes in bursts (here nothing for 12 to 15 ms, then 40 MiB
  * at once), so a pace in bytes per second says little; the last wait's
- * length does: the first nap is as long (at most CACHE_NAP_MAX_NS), then
- * CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
+ * length does: the first nap is three quarters of it (at most
+ * CACHE_NAP_MAX_NS), then CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
  * leaves the disk busy all the same.  Without cachestat (older kernels,
  * sandboxes) the front does not wait. */
 static void wait_for_disk(struct emul_job *j, int64_t front)
@@ -207,7 +209,7 @@ static void wait_for_disk(struct emul_job *j, int64_t front)
 		nap = CACHE_NAP_NS;
 		if (t0 < 0) {
 			t0 = now_ns();
-			nap = emul_max(nap, emul_min(j->cache_last_wait_ns, CACHE_NAP_MAX_NS));
+			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
 		}
 		nap_ns(j, nap);
 	}
