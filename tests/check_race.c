@@ -106,6 +106,21 @@ static int layer_ignores_noappend;
 
 ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
 {
+	/* The page-cache window's writes (RWF_DONTCACHE alone, ranges of
+	 * 16 MiB or more): the hook points of a plain write. */
+	if (flags == 0x80) {
+		int err = hook_point("pwritev64", 0);
+		ssize_t r;
+
+		if (err) {
+			errno = err;
+			return -1;
+		}
+		note_write(iov, cnt, off);
+		r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+		hook_point("pwritev64", 1);
+		return r;
+	}
 	if (hk.active && !hk.acting)
 		hk.v2_calls++;
 	if (layer_ignores_noappend)
