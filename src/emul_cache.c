@@ -54,10 +54,9 @@
  * the speed of waiting in the kernel (call+sync 0.55 s min, 5 % more at
  * the median); 16 MiB in flight with fixed naps of 0.2 ms cost 2,000
  * syscalls more; first naps as long as the last wait (up to 20 ms), then
- * 2 ms, 760 syscalls but 30 % more time at the median.
- * The wait is given up for the rest of the call after CACHE_WAIT_MAX_NS
- * for one batch (a disk that slow, or another writer's dirty pages in the
- * range). */
+ * 2 ms, 760 syscalls but 30 % more time at the median.  The wait is given
+ * up for the rest of the call after CACHE_WAIT_MAX_NS for one batch (a
+ * disk that slow, or another writer's dirty pages in the range). */
 #define CACHE_MIN ((int64_t)16 << 20)
 #ifndef CACHE_BATCH
 #define CACHE_BATCH ((int64_t)16 << 20)
@@ -185,9 +184,9 @@ static void nap_ns(struct emul_job *j, int64_t ns)
  * The disk completes in bursts (here nothing for 12 to 15 ms, then 40 MiB
  * at once), so a pace in bytes per second says little; the last wait's
  * length does: the first nap is three quarters of it (at most
- * CACHE_NAP_MAX_NS), then CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT still queued, a nap a little too long
- * leaves the disk busy all the same.  Without cachestat (older kernels,
- * sandboxes) the front does not wait. */
+ * CACHE_NAP_MAX_NS), then CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT
+ * still queued, a nap a little too long leaves the disk busy all the same.
+ * Without cachestat (older kernels, sandboxes) the front does not wait. */
 static void wait_for_disk(struct emul_job *j, int64_t front)
 {
 	struct cachestat_range range = { (uint64_t)j->offset, (uint64_t)(front - j->offset) };
