@@ -50,7 +50,7 @@
  * CACHE_DROP_BEHIND behind it are written by then, and dropped.  Measured on
  * this project's VM (bench/README.md): with 32 MiB in flight the disk
  * does not run dry during most naps, so they can be long enough to keep a
- * new GiB under 1,000 syscalls (about 820, 560 of them the window's) at
+ * new GiB under 1,000 syscalls (850 to 900, 600 of them the window's) at
  * the speed of waiting in the kernel (call+sync 0.55 s min, 5 % more at
  * the median); 16 MiB in flight with fixed naps of 0.2 ms cost 2,000
  * syscalls more; first naps as long as the last wait (up to 20 ms), then
