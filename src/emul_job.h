@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "emulate.h"
 
@@ -56,6 +57,9 @@ struct emul_job {
 	/* emul_cache.c: the pieces written in the window of writeback behind
 	 * the write front, oldest first */
 	int cache_on;
+	int cache_dontcache;    /* writes still try RWF_DONTCACHE */
+	int cache_wait;         /* the front still waits for the disk */
+	int64_t cache_last_wait_ns; /* how long the front last waited */
 	int cache_count;
 	int64_t cache_unstarted;
 	struct emul_cache_piece {
@@ -114,6 +118,10 @@ int emul_first_gap(struct emul_job *j, int64_t *gap) LFA_HIDDEN;
 void emul_cache_start(struct emul_job *j) LFA_HIDDEN;
 void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n) LFA_HIDDEN;
 void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
+/* RWF_DONTCACHE where the window runs and the kernel can, else 0; a write
+ * that refused it says so, and is made again without. */
+int emul_cache_rwf(const struct emul_job *j) LFA_HIDDEN;
+void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

@@ -68,12 +68,31 @@ static int fill_iov(struct iovec *iov, int64_t n)
  * keeps it positional where the kernel has it (not through every layer:
  * FACTS.md 3); the check before success sees the hole where SEEK_HOLE is
  * believed. */
+#ifdef HAVE_PWRITEV64V2
+/* pwritev2 with flags, and RWF_DONTCACHE where the page-cache window wants
+ * it: a kernel or filesystem that refuses that flag gets the write again
+ * without it, and no more of it in this call. */
+static ssize_t write_with(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
+			  int64_t off, int flags)
+{
+	int extra = emul_cache_rwf(j);
+	ssize_t w = pwritev64v2(fd, iov, cnt, off, flags | extra);
+
+	if (w < 0 && extra && (flag_refused(errno) || errno == EINVAL)) {
+		emul_cache_rwf_refused(j);
+		j->rep->syscalls++;
+		w = pwritev64v2(fd, iov, cnt, off, flags);
+	}
+	return w;
+}
+#endif
+
 static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
 			  int64_t off)
 {
 #ifdef HAVE_PWRITEV64V2
 	if (fd == j->fd && !__atomic_load_n(&kernel_lacks_noappend, __ATOMIC_RELAXED)) {
-		ssize_t w = pwritev64v2(fd, iov, cnt, off, RWF_NOAPPEND);
+		ssize_t w = write_with(j, fd, iov, cnt, off, RWF_NOAPPEND);
 
 		if (w >= 0 || !flag_refused(errno))
 			return w;
@@ -81,6 +100,8 @@ static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, i
 			__atomic_store_n(&kernel_lacks_noappend, 1, __ATOMIC_RELAXED);
 		j->rep->syscalls++;
 	}
+	if (emul_cache_rwf(j))
+		return write_with(j, fd, iov, cnt, off, 0);
 #endif
 	return pwritev64(fd, iov, cnt, off);
 }
@@ -211,7 +232,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	j->rep->syscalls++;
 	/* The offset is ignored with RWF_APPEND, but must not be -1, which
 	 * would move the file offset the caller shares with us. */
-	w = pwritev64v2(fd, iov, cnt, j->known_size, RWF_APPEND);
+	w = write_with(j, fd, iov, cnt, j->known_size, RWF_APPEND);
 	if (w < 0) {
 		err = errno;
 		if (flag_refused(err)) {

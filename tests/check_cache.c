@@ -4,23 +4,30 @@
  * defines pwritev64, sync_file_range and posix_fadvise64, which record what
  * the engine asks for (and can fail it) before the real call.
  *  - it drops only the pieces the call wrote, never the caller's data;
- *  - it waits through an open file of its own, so that the writeback
- *    errors it sees are still the caller's fsync's to report;
+ *  - no call that consumes a writeback error on the caller's open file
+ *    (a wait flag of sync_file_range, fsync, fdatasync), so the caller's
+ *    next fsync still reports it; and every hint goes through the job's
+ *    descriptor, the dup of the caller's, never a reopened one (which
+ *    watchers would see opened and closed, and a lease would refuse);
  *  - a hint that fails never fails the call, and ends the window;
- *  - below the window, or with keep_cache, not one hint. */
+ *  - below the window, or with keep_cache, not one hint;
+ *  - a watcher sees only IN_MODIFY, and a caller's lease keeps the window. */
 #include "testutil.h"
 
 #include <check.h>
 
 #include "check-run.h"
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <linux/kcmp.h>
+#include <sys/inotify.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "emulate.h"
+#include "fallocate_arch.h"
 
 #define MiB ((int64_t)1 << 20)
 #define MAX_LOG 4096
@@ -36,7 +43,11 @@ static struct {
 	int fail_sync;  /* errno for every sync_file_range, or 0 */
 	int writes, syncs, drops;
 	struct span write[MAX_LOG], sync[MAX_LOG], drop[MAX_LOG];
-	int waits_on_callers_file;
+	int errseq_on_callers_file; /* calls that consume its writeback errors */
+	int waits;                  /* sync_file_range wait flags, anywhere */
+	int hints_elsewhere;        /* hints on a descriptor not the job's */
+	int sync_failed, hints_after_failure;
+	int looks;                  /* cachestat calls */
 } rec;
 
 static void *real_fn(const char *name)
@@ -76,26 +87,50 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 		off = st.st_size;
 	r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
 	if (rec.active && r > 0)
-		log_span(rec.write, &rec.writes, fd, off, off + r, 0);
+		log_span(rec.write, &rec.writes, fd, off, off + r, (unsigned)flags);
 	return r;
+}
+
+static long real_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	static long (*real)(long, ...);
+
+	if (!real)
+		real = (long (*)(long, ...))real_fn("syscall");
+	return real(n, a, b, c, d, e, f);
 }
 
 /* Whether fd shares the caller's open file description (a dup of it). */
 static int same_open_file(int fd, int other)
 {
-	long r = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE, (long)fd,
-			 (long)other);
+	long r = real_syscall6(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE, (long)fd,
+			       (long)other, 0);
 
 	return r == 0;
+}
+
+/* The job's descriptor: the caller's open file, under another number (the
+ * caller may close its own mid-call, and the number be reused). */
+static void check_hint_fd(int fd)
+{
+	if (fd == rec.caller_fd || !same_open_file(fd, rec.caller_fd))
+		rec.hints_elsewhere++;
 }
 
 int sync_file_range(int fd, off64_t off, off64_t n, unsigned flags)
 {
 	if (rec.active) {
 		log_span(rec.sync, &rec.syncs, fd, off, off + n, flags);
-		if ((flags & SYNC_FILE_RANGE_WAIT_AFTER) && same_open_file(fd, rec.caller_fd))
-			rec.waits_on_callers_file++;
+		check_hint_fd(fd);
+		if (flags & (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER)) {
+			rec.waits++;
+			if (same_open_file(fd, rec.caller_fd))
+				rec.errseq_on_callers_file++;
+		}
+		if (rec.sync_failed)
+			rec.hints_after_failure++;
 		if (rec.fail_sync) {
+			rec.sync_failed = 1;
 			errno = rec.fail_sync;
 			return -1;
 		}
@@ -103,11 +138,49 @@ int sync_file_range(int fd, off64_t off, off64_t n, unsigned flags)
 	return REAL(sync_file_range)(fd, off, n, flags);
 }
 
+/* cachestat, the front's look at what is still being written. */
+long syscall(long n, ...)
+{
+	long a[6];
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+#ifdef LFA_NR_cachestat
+	if (rec.active && n == LFA_NR_cachestat) {
+		rec.looks++;
+		check_hint_fd((int)a[0]);
+	}
+#endif
+	return real_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
 int posix_fadvise64(int fd, off64_t off, off64_t n, int advice)
 {
-	if (rec.active && advice == POSIX_FADV_DONTNEED)
+	if (rec.active && advice == POSIX_FADV_DONTNEED) {
 		log_span(rec.drop, &rec.drops, fd, off, off + n, 0);
+		check_hint_fd(fd);
+		if (rec.sync_failed)
+			rec.hints_after_failure++;
+	}
 	return REAL(posix_fadvise64)(fd, off, n, advice);
+}
+
+int fsync(int fd)
+{
+	if (rec.active && same_open_file(fd, rec.caller_fd))
+		rec.errseq_on_callers_file++;
+	return REAL(fsync)(fd);
+}
+
+int fdatasync(int fd)
+{
+	if (rec.active && same_open_file(fd, rec.caller_fd))
+		rec.errseq_on_callers_file++;
+	return REAL(fdatasync)(fd);
 }
 
 static int job(int fd, int64_t offset, int64_t len, int keep_cache)
@@ -116,7 +189,9 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	struct lfa_job_report rep;
 	int err;
 
-	rec.writes = rec.syncs = rec.drops = rec.waits_on_callers_file = 0;
+	rec.writes = rec.syncs = rec.drops = 0;
+	rec.errseq_on_callers_file = rec.waits = rec.hints_elsewhere = 0;
+	rec.sync_failed = rec.hints_after_failure = rec.looks = 0;
 	rec.caller_fd = fd;
 	rec.active = 1;
 	err = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &rep);
@@ -176,7 +251,12 @@ START_TEST(drops_only_its_own_pieces)
 		ck_assert_msg(written_by_job(rec.sync[i].a, rec.sync[i].b),
 			      "synced [%lld, %lld), which the job did not write all of",
 			      (long long)rec.sync[i].a, (long long)rec.sync[i].b);
-	ck_assert_int_eq(rec.waits_on_callers_file, 0);
+	ck_assert_msg(rec.errseq_on_callers_file == 0,
+		      "%d calls consumed writeback errors on the caller's open file",
+		      rec.errseq_on_callers_file);
+	ck_assert_msg(rec.waits == 0, "%d sync_file_range calls with a wait flag", rec.waits);
+	ck_assert_msg(rec.hints_elsewhere == 0,
+		      "%d hints on a descriptor other than the job's dup", rec.hints_elsewhere);
 
 	ck_assert_int_eq(pread(fd, back, MiB, 20 * MiB), MiB);
 	ck_assert(!memcmp(back, data, MiB));
@@ -196,7 +276,8 @@ START_TEST(failed_hint_never_fails_the_call)
 	rec.fail_sync = 0;
 	ck_assert_int_eq(file_size(fd), 64 * MiB);
 	ck_assert_int_eq(rec.syncs, 1); /* the first failure ends the window */
-	ck_assert_int_eq(rec.drops, 0);
+	ck_assert_int_eq(rec.hints_after_failure, 0);
+	ck_assert_int_gt(rec.writes, 1);
 	close(fd);
 }
 END_TEST
@@ -211,6 +292,68 @@ START_TEST(below_the_window_or_kept_no_hint)
 	fd = open_fresh("kept");
 	ck_assert_int_eq(job(fd, 0, 64 * MiB, 1), 0);
 	ck_assert_int_eq(rec.syncs + rec.drops, 0);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	close(fd);
+}
+END_TEST
+
+/* A watcher of a file that a large emulated call fills sees only
+ * IN_MODIFY: the window reopens nothing, so no IN_OPEN and above all no
+ * IN_CLOSE_WRITE, which upload and sync daemons take for "the file is
+ * complete". */
+static void large_call_only_modify(int flags)
+{
+	const char *p = scratch_path("inotify");
+	unsigned char buf[4096] __attribute__((aligned(8)));
+	uint32_t seen = 0;
+	ssize_t n, i;
+	int fd, in, err;
+
+	unlink(p);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = open(p, flags | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(inotify_add_watch(in, p, IN_ALL_EVENTS), 0);
+	err = job(fd, 0, 32 * MiB, 0);
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		for (i = 0; i < n; i += (ssize_t)sizeof(struct inotify_event) +
+					((struct inotify_event *)(buf + i))->len)
+			seen |= ((struct inotify_event *)(buf + i))->mask;
+	close(in);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(file_size(fd), 32 * MiB);
+	close(fd);
+	ck_assert_msg(rec.drops > 0, "the window did not run (flags %#x)", flags);
+	ck_assert_msg((seen & ~(uint32_t)IN_MODIFY) == 0 && (seen & IN_MODIFY),
+		      "inotify events %#x for a 32 MiB emulated call (flags %#x)", seen, flags);
+}
+
+START_TEST(large_call_shows_only_modify)
+{
+	large_call_only_modify(O_RDWR);
+	large_call_only_modify(O_WRONLY);
+}
+END_TEST
+
+/* A caller holding a lease on its file keeps the window (and the lease):
+ * nothing is opened that would break it. */
+START_TEST(window_runs_under_callers_lease)
+{
+	int fd = open_fresh("lease");
+
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
+		close(fd);
+		return; /* leases refused here (lease-break-time, LSM): nothing to check */
+	}
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETLEASE), F_WRLCK);
+	ck_assert_msg(rec.drops > 0, "no POSIX_FADV_DONTNEED under the caller's lease");
+	ck_assert_int_eq(rec.hints_elsewhere, 0);
+	ck_assert_int_eq(fcntl(fd, F_SETLEASE, F_UNLCK), 0);
 	ck_assert_int_eq(file_size(fd), 64 * MiB);
 	close(fd);
 }
@@ -249,6 +392,8 @@ int main(void)
 	tcase_add_test(tc, drops_only_its_own_pieces);
 	tcase_add_test(tc, failed_hint_never_fails_the_call);
 	tcase_add_test(tc, below_the_window_or_kept_no_hint);
+	tcase_add_test(tc, large_call_shows_only_modify);
+	tcase_add_test(tc, window_runs_under_callers_lease);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

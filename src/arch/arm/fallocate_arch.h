@@ -5,3 +5,4 @@
  * the pairs are already even-aligned. */
 #define LFA_NR_fallocate 352
 #define LFA_ARG64(v) LFA_PAIR_IN_MEMORY_ORDER(v)
+#define LFA_NR_cachestat 451

@@ -3,3 +3,4 @@
 /* i386: each 64-bit value as two words, low first. */
 #define LFA_NR_fallocate 324
 #define LFA_ARG64(v) LFA_LO32(v), LFA_HI32(v)
+#define LFA_NR_cachestat 451

@@ -3,3 +3,4 @@
 /* loongarch64: the generic syscall table; whole registers. */
 #define LFA_NR_fallocate 47
 #define LFA_ARG64(v) (long)(v)
+#define LFA_NR_cachestat 451

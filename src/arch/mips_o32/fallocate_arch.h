@@ -4,3 +4,4 @@
  * mode fill a0/a1, so the pairs are already even-aligned. */
 #define LFA_NR_fallocate 4320
 #define LFA_ARG64(v) LFA_PAIR_IN_MEMORY_ORDER(v)
+#define LFA_NR_cachestat 4451

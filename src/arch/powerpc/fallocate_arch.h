@@ -4,3 +4,4 @@
  * fill r3/r4, so the pairs already start on the odd register the ABI wants. */
 #define LFA_NR_fallocate 309
 #define LFA_ARG64(v) LFA_HI32(v), LFA_LO32(v)
+#define LFA_NR_cachestat 451

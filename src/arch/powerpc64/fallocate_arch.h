@@ -3,3 +3,4 @@
 /* powerpc64 and ppc64le: whole registers. */
 #define LFA_NR_fallocate 309
 #define LFA_ARG64(v) (long)(v)
+#define LFA_NR_cachestat 451

@@ -3,3 +3,4 @@
 /* sparc64: whole registers. */
 #define LFA_NR_fallocate 314
 #define LFA_ARG64(v) (long)(v)
+#define LFA_NR_cachestat 451

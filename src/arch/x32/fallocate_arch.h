@@ -5,3 +5,4 @@
  * takes it in one register). */
 #define LFA_NR_fallocate (0x40000000 + 285)
 #define LFA_ARG64(v) (long long)(v)
+#define LFA_NR_cachestat (0x40000000 + 451)
