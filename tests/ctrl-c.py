@@ -8,11 +8,17 @@
 import os
 import pty
 import select
+import signal
 import sys
 import time
 
 pid, fd = pty.fork()
 if pid == 0:
+    # A terminal's Ctrl-C as in an interactive shell: a test run started in
+    # the background (make check from a script with &) inherits SIGINT
+    # ignored, which the command would keep across exec.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     try:
         os.execvp(sys.argv[1], sys.argv[1:])
     finally:
