@@ -68,7 +68,7 @@ reset_peak() {
 }
 
 reset_peak
-t=$(in_cgroup env LIBFALLOCATE_EMULATION=always "$LFA_CALL" "$f" "posix_fallocate:0:0:$size")
+t=$(in_cgroup env LIBFALLOCATE_EMULATION=always "$LFA_CALL_LFS" "$f" "posix_fallocate:0:0:$size")
 [ "$(file_size "$f")" = "$size" ] || fail "size $(file_size "$f"), wanted $size"
 ts=$(in_cgroup sync "$f")
 peak=$(cat "$cg/$peak_file")
