@@ -11,8 +11,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(HAVE_LINUX_FIEMAP_H) && defined(HAVE_LINUX_FS_H)
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#endif
 
 #include "emul_job.h"
 
@@ -55,6 +57,7 @@ static int seek_reliable(struct emul_job *j)
  * offset moved and no reopen (which watchers would see as IN_OPEN and
  * IN_CLOSE_WRITE, and which a lease forbids).  tmpfs has no FIEMAP; ocfs2,
  * gfs2, bcachefs and zfs stay on SEEK_DATA, untested here. */
+#ifdef FS_IOC_FIEMAP
 static int fiemap_believed(uint32_t fs_type)
 {
 	return fs_type == 0xEF53 || fs_type == 0x58465342 || fs_type == 0x9123683E ||
@@ -115,6 +118,13 @@ static int64_t first_uncovered(const struct extent_look *l, int64_t pos, int64_t
 		*unknown = 1; /* the array was full: more extents may follow */
 	return emul_min(at, limit);
 }
+#else /* without Linux's headers: SEEK_DATA or read-back only */
+static int fiemap_believed(uint32_t fs_type)
+{
+	(void)fs_type;
+	return 0;
+}
+#endif
 
 static int setup_without_fiemap(struct emul_job *j)
 {
@@ -193,6 +203,7 @@ static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t 
 	return 0;
 }
 
+#ifdef FS_IOC_FIEMAP
 /* One look from pos, taken right before the write it justifies: the first
  * hole at or after pos, up to the next extent, or where the extents run out
  * (no extent at all: a hole up to limit). */
@@ -221,6 +232,13 @@ static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_
 	*b = hole + emul_min(data - hole, WRITE_CHUNK);
 	return 0;
 }
+#else
+static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+{
+	(void)j, (void)pos, (void)limit, (void)a, (void)b;
+	return EOPNOTSUPP;
+}
+#endif
 
 static int is_zero(const unsigned char *p, size_t n)
 {
@@ -326,6 +344,7 @@ int emul_next_zeros(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, 
 	return next_by_reading(j, pos, limit, a, b);
 }
 
+#ifdef FS_IOC_FIEMAP
 /* The first byte of [offset, end) that no extent covers, or the end of
  * file if that comes first (an extent past it, left by a fallocate with
  * FALLOC_FL_KEEP_SIZE, makes no byte of the range). */
@@ -348,6 +367,13 @@ static int first_gap_by_fiemap(struct emul_job *j, int64_t *gap)
 	*gap = emul_min(at, emul_max(j->known_size, j->offset));
 	return 0;
 }
+#else
+static int first_gap_by_fiemap(struct emul_job *j, int64_t *gap)
+{
+	(void)j, (void)gap;
+	return EOPNOTSUPP;
+}
+#endif
 
 /* SEEK_HOLE where it is believed (one lseek finds both a hole and an end
  * of file below end); elsewhere only the size can be checked: holes on
