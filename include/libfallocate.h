@@ -108,7 +108,8 @@ enum lfa_reason {
 enum lfa_holes {
 	LFA_HOLES_NONE = 0,  /* no need: the range lay beyond the old end of file */
 	LFA_HOLES_SEEK = 1,  /* SEEK_DATA and SEEK_HOLE */
-	LFA_HOLES_READ = 2   /* read back: blocks that read as zero were rewritten */
+	LFA_HOLES_READ = 2,  /* read back: blocks that read as zero were rewritten */
+	LFA_HOLES_FIEMAP = 3 /* the FS_IOC_FIEMAP ioctl: extents of any kind are data */
 };
 
 /* Notes on what the emulation could promise (lfa_report.notes). */

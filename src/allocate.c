@@ -16,7 +16,8 @@
 
 static const char *map_name(enum lfa_hole_map m)
 {
-	return m == LFA_MAP_SEEK ? "SEEK_HOLE" : m == LFA_MAP_READ ? "read-back" : "none";
+	return m == LFA_MAP_FIEMAP ? "FIEMAP" : m == LFA_MAP_SEEK ? "SEEK_HOLE" :
+	       m == LFA_MAP_READ ? "read-back" : "none";
 }
 
 static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,

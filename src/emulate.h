@@ -12,6 +12,7 @@ enum lfa_hole_map {
 	LFA_MAP_NONE,  /* the range lay wholly beyond the old end of file */
 	LFA_MAP_SEEK,  /* SEEK_DATA/SEEK_HOLE, on a filesystem that reports holes */
 	LFA_MAP_READ,  /* read back: only pieces that read as zero are written */
+	LFA_MAP_FIEMAP, /* FS_IOC_FIEMAP on the job's descriptor: no reopen, no offset moved */
 };
 
 struct lfa_job_options {

@@ -9,6 +9,7 @@ LFA_EXPORT const char *lfa_strholes(int holes)
 	switch (holes) {
 	case LFA_HOLES_SEEK: return "SEEK_HOLE";
 	case LFA_HOLES_READ: return "read-back";
+	case LFA_HOLES_FIEMAP: return "FIEMAP";
 	default: return "none";
 	}
 }

@@ -17,7 +17,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/file.h>
+#include <stdarg.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/statfs.h>
@@ -27,6 +29,9 @@
 
 #include "emulate.h"
 #include "sys_fallocate.h"
+
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -229,8 +234,41 @@ int fstat64(int fd, struct stat64 *st)
 	return r;
 }
 
+/* FS_IOC_FIEMAP as a filesystem without it answers (fiemap_errno, every
+ * call), or one that is busy or interrupted for its first fiemap_fails
+ * calls; a point for the script ("ioctl") either way. */
+static int fiemap_errno, fiemap_fails;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int err = 0, r;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req != FS_IOC_FIEMAP || !hk.active || hk.acting)
+		return REAL(ioctl)(fd, req, arg);
+	err = hook_point("ioctl", 0);
+	if (!err && fiemap_fails > 0) {
+		fiemap_fails--;
+		err = fiemap_errno;
+	} else if (!err && fiemap_fails < 0) {
+		err = fiemap_errno;
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	r = REAL(ioctl)(fd, req, arg);
+	hook_point("ioctl", 1);
+	return r;
+}
+
 static void hook_reset(void)
 {
+	fiemap_errno = fiemap_fails = 0;
 	memset(&hk, 0, sizeof hk);
 	layer_ignores_noappend = 0;
 	kernel_without_rwf_append = kernel_without_rwf_noappend = 0;
@@ -567,6 +605,7 @@ START_TEST(generic_seek_hole_is_not_believed)
 	fd = open(p, O_RDWR);
 	hook_reset();
 	generic_seek = 1;
+	fiemap_errno = EOPNOTSUPP, fiemap_fails = -1; /* as if without FIEMAP */
 	ck_assert_int_eq(job(fd, 0, 16384 + MiB, &rep, NULL), 0);
 	generic_seek = 0;
 	close(fd);
@@ -1452,6 +1491,173 @@ START_TEST(sealed_memfd_grown_mid_call_keeps_its_bytes)
 }
 END_TEST
 
+/* --- holes found with FIEMAP, on the job's own descriptor -------------- */
+
+/* FIEMAP is read where the filesystem's is believed; elsewhere (tmpfs,
+ * xfs) these tests have nothing to prove. */
+static int fiemap_here(const char *why)
+{
+	struct statfs sf;
+
+	if (statfs(test_dir(), &sf) == 0 && (sf.f_type == 0xEF53 || sf.f_type == 0x9123683E))
+		return 1;
+	fprintf(stderr, "%s: %s is not ext2/3/4 or btrfs, skipped\n", why, test_dir());
+	return 0;
+}
+
+/* Filling the holes of an existing sparse file through a plain O_RDWR
+ * descriptor shows a watcher only modifications: the holes are found with
+ * FIEMAP on the job's descriptor, not SEEK_DATA on a reopened one (whose
+ * IN_OPEN and IN_CLOSE_WRITE sync daemons take for "the file is complete"). */
+START_TEST(filling_holes_shows_only_modify)
+{
+	const char *p = fresh("inotify-holes");
+	struct lfa_job_report rep;
+	uint32_t seen;
+	int fd, in, err;
+
+	if (!fiemap_here("filling_holes_shows_only_modify"))
+		return;
+	sparse_with_data(p, 3 * MiB);
+	fd = open(p, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	in = watch_every_event(p);
+	hook_reset();
+	err = job(fd, 0, 16384 + 3 * MiB, &rep, NULL);
+	seen = events_seen(in);
+	close(fd);
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg((seen & ~(uint32_t)IN_MODIFY) == 0 && (seen & IN_MODIFY),
+		      "inotify events %#x for a call filling holes", seen);
+	ck_assert_int_eq(rep.hole_map, LFA_MAP_FIEMAP);
+	expect_sparse_filled(p, 3 * MiB, 16384 + 3 * MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + 3 * MiB));
+}
+END_TEST
+
+/* The look moves no file offset: the caller's, which the job's dup shares,
+ * is where the caller left it. */
+START_TEST(fiemap_keeps_callers_offset)
+{
+	const char *p = fresh("fiemap-offset");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(lseek(fd, 1234, SEEK_SET), 1234);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 16384 + MiB, NULL, NULL), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 1234);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + MiB);
+}
+END_TEST
+
+/* Data written and not yet synced (a delayed allocation on ext4 and btrfs:
+ * no block on disk yet) is an extent to FIEMAP, never a hole. */
+START_TEST(unsynced_data_is_never_zeroed)
+{
+	const char *p = fresh("fiemap-delalloc");
+	unsigned char *want = calloc(1, (size_t)(8 * MiB)), *d = pattern(12288, 21);
+	struct lfa_job_report rep;
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	ck_assert_int_eq(ftruncate(fd, 8 * MiB), 0);
+	put(fd, d, 12288, 5 * MiB + 100); /* no fsync */
+	put(fd, d, 4096, 8 * MiB - 4096);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 4096, 8 * MiB - 4096, &rep, NULL), 0);
+	close(fd);
+	memcpy(want + 5 * MiB + 100, d, 12288);
+	memcpy(want + 8 * MiB - 4096, d, 4096);
+	expect_bytes(p, want, 8 * MiB);
+	if (fiemap_here("unsynced_data_is_never_zeroed")) {
+		ck_assert_int_eq(rep.hole_map, LFA_MAP_FIEMAP);
+		ck_assert_uint_eq(rep.bytes_written, 8 * MiB - 4096 - 16384 - 4096);
+	}
+	free(want), free(d);
+}
+END_TEST
+
+/* More pieces than one look holds (32 extents), and a range starting and
+ * ending inside extents: every hole gets zeros, every byte of data stays. */
+START_TEST(many_extents_and_ranges_inside_them)
+{
+	const char *p = fresh("fiemap-many");
+	int64_t size = 200 * 8192, i;
+	unsigned char *want = calloc(1, (size_t)size), *d = pattern(4096, 22);
+	int fd = open(p, O_RDWR | O_CREAT, 0600);
+
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	for (i = 0; i < size; i += 8192) {
+		put(fd, d, 4096, i);
+		memcpy(want + i, d, 4096);
+	}
+	ck_assert_int_eq(fsync(fd), 0); /* written extents, apart */
+	hook_reset();
+	ck_assert_int_eq(job(fd, 1000, size - 3000, NULL, NULL), 0);
+	close(fd);
+	expect_bytes(p, want, size);
+	ck_assert(fully_allocated(p, 4096, size - 8192));
+	free(want), free(d);
+}
+END_TEST
+
+/* Another writer fills a hole right after the look that found the first
+ * hole: the later piece it lands in is looked at again before its write. */
+START_TEST(recheck_after_the_fiemap_look)
+{
+	const char *p = fresh("fiemap-recheck");
+	unsigned char *want = calloc(1, (size_t)(16 * MiB)), *old = pattern(4096, 5);
+	int fd;
+
+	write_pattern_at(p, 0, 4096, 5);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(ftruncate(fd, 16 * MiB), 0);
+	other_fd = open(p, O_WRONLY);
+	marker_at = 9 * MiB;
+	script("ioctl", 1, 1, mark_later_piece);
+	ck_assert_int_eq(job(fd, 0, 16 * MiB, NULL, NULL), 0);
+	close(fd);
+	memcpy(want, old, 4096);
+	memcpy(want + marker_at, "marker", 6);
+	expect_bytes(p, want, 16 * MiB);
+	free(want), free(old);
+}
+END_TEST
+
+/* Without FIEMAP (tmpfs says EOPNOTSUPP) the engine falls back to
+ * SEEK_DATA; one that stays busy or interrupted is tried a few times, then
+ * left the same way; one interrupted once is tried again. */
+static void fiemap_fault(int err, int fails, enum lfa_hole_map want_map)
+{
+	const char *p = fresh("fiemap-fault");
+	struct lfa_job_report rep;
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	fiemap_errno = err, fiemap_fails = fails;
+	ck_assert_int_eq(job(fd, 0, 16384 + MiB, &rep, NULL), 0);
+	close(fd);
+	ck_assert_int_eq(rep.hole_map, want_map);
+	expect_sparse_filled(p, MiB, 16384 + MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + MiB));
+}
+
+START_TEST(fiemap_failures_fall_back)
+{
+	if (!fiemap_here("fiemap_failures_fall_back"))
+		return;
+	fiemap_fault(EOPNOTSUPP, -1, LFA_MAP_SEEK);
+	fiemap_fault(EBUSY, -1, LFA_MAP_SEEK);
+	fiemap_fault(EINTR, -1, LFA_MAP_SEEK);
+	fiemap_fault(EINTR, 1, LFA_MAP_FIEMAP);
+	fiemap_fault(EBUSY, 2, LFA_MAP_FIEMAP);
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -1502,6 +1708,12 @@ int main(void)
 	tcase_add_test(tc, pseudo_filesystem_refused);
 	tcase_add_test(tc, procfs_file_refused);
 	tcase_add_test(tc, sealed_memfd_grown_mid_call_keeps_its_bytes);
+	tcase_add_test(tc, filling_holes_shows_only_modify);
+	tcase_add_test(tc, fiemap_keeps_callers_offset);
+	tcase_add_test(tc, unsynced_data_is_never_zeroed);
+	tcase_add_test(tc, many_extents_and_ranges_inside_them);
+	tcase_add_test(tc, recheck_after_the_fiemap_look);
+	tcase_add_test(tc, fiemap_failures_fall_back);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

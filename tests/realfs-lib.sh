@@ -28,7 +28,7 @@ unmount_all() {
 on_exit unmount_all
 
 # mount_fs NAME TYPE SIZE [MKFS_OPTION...]: mounts a fresh TYPE (ext2, ext3,
-# ext4, xfs (300M at least) on a loop image; ramfs; tmpfs of SIZE) and sets MNT to its directory.
+# ext4, xfs (300M at least), btrfs (256M at least) on a loop image; ramfs; tmpfs of SIZE) and sets MNT to its directory.
 mount_fs() {
 	name=$1 type=$2 size=$3
 	shift 3
@@ -42,11 +42,11 @@ mount_fs() {
 	tmpfs)
 		mount -t tmpfs -o "size=$size,mode=0700" lfa-tmpfs "$MNT" || fail "cannot mount tmpfs"
 		;;
-	ext*|xfs)
+	ext*|xfs|btrfs)
 		need_cmd "mkfs.$type"
 		need_cmd losetup
 		truncate -s "$size" "$mounts_dir/$name.img" || exit 99
-		[ "$type" = xfs ] && force=-f || force=-F
+		case $type in xfs|btrfs) force=-f ;; *) force=-F ;; esac
 		"mkfs.$type" -q $force "$@" "$mounts_dir/$name.img" > /dev/null || fail "mkfs.$type failed"
 		loop=$(losetup -f --show "$mounts_dir/$name.img") || skip "no loop device"
 		loops="$loops $loop"

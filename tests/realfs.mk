@@ -25,7 +25,7 @@ tests_fuzz_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_fuzz_LDADD = libfallocate-core.la -lpthread
 
 REALFS_TESTS = tests/realfs.sh tests/realfs-edges.sh tests/realfs-seccomp.sh \
-	tests/syscall-count.sh tests/fuzz.sh tests/fuzz-replay.sh tests/append-race.sh
+	tests/realfs-fiemap.sh tests/syscall-count.sh tests/fuzz.sh tests/fuzz-replay.sh tests/append-race.sh
 TESTS += $(REALFS_TESTS)
 EXTRA_DIST += $(REALFS_TESTS) tests/realfs-lib.sh
 
