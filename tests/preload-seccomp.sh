@@ -18,9 +18,9 @@ helper=${FALLOCATE_PRELOAD_SECCOMP_HELPER:-$top_builddir/tools/fallocate-seccomp
 need_root
 : "${FALLOCATE_PRELOAD_LIBRARY:=$LFA_LIBRARY}"
 export FALLOCATE_PRELOAD_LIBRARY FALLOCATE_PRELOAD_SECCOMP_HELPER=$helper
-# The wrapper preloads the library into the system's programs (true, sh):
+# The wrapper preloads the library into the system's programs (sh, true):
 # the i386 tree's library cannot serve them on an x86_64 system.
-need_same_class "$FALLOCATE_PRELOAD_LIBRARY" "$(command -v true)"
+need_same_class "$FALLOCATE_PRELOAD_LIBRARY" /bin/sh
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE \
 	FALLOCATE_PRELOAD_SECCOMP LD_PRELOAD
 # Only the kernel's refusals skip; anything else is a failure of ours.
