@@ -1499,7 +1499,7 @@ static int fiemap_here(const char *why)
 {
 	struct statfs sf;
 
-	if (statfs(test_dir(), &sf) == 0 && (sf.f_type == 0xEF53 || sf.f_type == 0x9123683E))
+	if (statfs(test_dir(), &sf) == 0 && ((uint32_t)sf.f_type == 0xEF53 || (uint32_t)sf.f_type == 0x9123683E))
 		return 1;
 	fprintf(stderr, "%s: %s is not ext2/3/4 or btrfs, skipped\n", why, test_dir());
 	return 0;

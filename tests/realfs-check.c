@@ -1049,7 +1049,8 @@ static void holes(void)
 	printf("# holes %s: inotify events %#x (IN_MODIFY is %#x)\n", dir, seen, IN_MODIFY);
 	/* Only where FIEMAP is believed: xfs's misses data in the
 	 * copy-on-write fork, and the engine reopens there for SEEK_DATA. */
-	if (statfs(path, &sf) == 0 && (sf.f_type == 0xEF53 || sf.f_type == 0x9123683E))
+	if (statfs(path, &sf) == 0 &&
+	    ((uint32_t)sf.f_type == 0xEF53 || (uint32_t)sf.f_type == 0x9123683E))
 		holes_expect(!(seen & ~(uint32_t)IN_MODIFY) && (seen & IN_MODIFY),
 			     "inotify events other than IN_MODIFY");
 	holes_expect(pread(fd, got, (size_t)size, 0) == size && !memcmp(got, want, (size_t)size),
