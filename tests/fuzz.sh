@@ -24,10 +24,22 @@ fuzz() { # fuzz WHAT SEEDS FIRST_SEED NATIVE_DIR EMUL_DIR
 	(cd "$scratch" && "$FUZZ" -c -n "$ops" -k "$k" -s "$s" "$@") > "$scratch/out" 2>&1; rc=$?
 	sed "s|^|[$what] |" "$scratch/out"
 	[ $rc = 77 ] && return 0
+	if [ $rc != 0 ] && [ -n "${xfs_loop:-}" ] && xfs_shut_down_since "$xfs_before"; then
+		# No write of a program may do that: the kernel's own check of
+		# its transaction accounting failed (seen once on Linux 6.18 under
+		# load, at xfs_trans_mod_sb; not reproduced in the runs after).
+		note "$what: the kernel shut this xfs down (dmesg: $(xfs_shutdowns | tail -1)): a kernel failure, not a divergence; this seed is not counted"
+		xfs_dead=yes
+		return 0
+	fi
 	[ $rc = 0 ] || fail "$what: divergence (the operations are above)"
 	grep -q '^# second writer.*lost outside the allocated ranges: 0 bytes' "$scratch/out" ||
 		fail "$what: no report of the second writer, or bytes lost"
 }
+
+# XFS's forced shutdowns of our loop device, as the kernel logged them.
+xfs_shutdowns() { dmesg 2> /dev/null | grep "XFS (${xfs_loop#/dev/}).*Shutting down filesystem"; }
+xfs_shut_down_since() { [ "$(xfs_shutdowns | wc -l)" -gt "$1" ]; }
 
 mkdir "$scratch/n" "$scratch/e" || exit 99
 fuzz "${TMPDIR:-/tmp}, forced" $seeds "$seed" "$scratch/n" "$scratch/e"
@@ -44,8 +56,10 @@ if [ "$(id -u)" = 0 ]; then
 	   { grep -qw xfs /proc/filesystems || modprobe xfs 2> /dev/null; }; then
 		mount_fs xfs xfs 300M
 		mkdir "$MNT/n" "$MNT/e" || exit 99
+		xfs_loop=$loop
+		xfs_before=$(xfs_shutdowns | wc -l)
 		fuzz "xfs, forced" 1 101 "$MNT/n" "$MNT/e"
-		fuzz "xfs, forced" 1 401 "$MNT/n" "$MNT/e"
+		[ -n "${xfs_dead:-}" ] || fuzz "xfs, forced" 1 401 "$MNT/n" "$MNT/e"
 	else
 		note "no mkfs.xfs or no xfs in this kernel: no xfs image"
 	fi
