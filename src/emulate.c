@@ -269,12 +269,15 @@ static int extend(struct emul_job *j, int64_t *pos)
 			return err ? err : after_append(j, pos, done);
 		j->no_append = 1;
 		return 0; /* positional from now on, after a look */
-	} else {
+	} else if (j->known_size < *pos) {
 		/* The range starts past the end of file, whose gap stays a hole:
 		 * the first piece goes where aimed, one block only, so that an
 		 * append racing it loses at most that; the rest is appended. */
 		limit = emul_min(j->end, *pos + j->block);
 	}
+	/* Otherwise no append can be made (a kernel before 4.16, O_DIRECT, a
+	 * sandbox refusing pwritev2): whole pieces where aimed, right after
+	 * the look above. */
 	if ((err = emul_write(j, start, limit, &done)) != 0)
 		return err;
 	*pos = emul_max(*pos, start + done);
