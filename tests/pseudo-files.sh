@@ -25,6 +25,13 @@ sleep 60 &
 child=$!
 on_exit "kill $child 2>/dev/null"
 [ -w "/proc/$child/comm" ] || skip "cannot write /proc/$child/comm"
+# Until the child has run exec, its comm is the shell's: it changes by itself.
+tries=0
+until [ "$(cat "/proc/$child/comm" 2>/dev/null)" = sleep ]; do
+	tries=$((tries + 1))
+	[ $tries -le 200 ] || fail "the child never became sleep: $(cat "/proc/$child/comm")"
+	sleep 0.05
+done
 refused "/proc/$child/comm" env LIBFALLOCATE_EMULATION=always
 refused "/proc/$child/comm" env
 if [ -x "$WITH_ERRNO" ] && "$WITH_ERRNO" EOPNOTSUPP true 2>/dev/null; then
