@@ -25,6 +25,7 @@ static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));
 #define RWF_NOAPPEND 0x20 /* Linux 6.9 */
 #endif
 
+#ifdef HAVE_PWRITEV64V2 /* not in musl, whose pwritev2 these builds leave alone */
 /* A kernel without a pwritev2 flag answers EOPNOTSUPP (ENOSYS before
  * pwritev2, which glibc turns into EOPNOTSUPP for flags): it stays so for
  * the process, so each is asked once.  Plain stores: a lost update only
@@ -42,6 +43,7 @@ static int flag_refused(int err)
 {
 	return flag_unknown(err) || err == EPERM || err == EACCES;
 }
+#endif
 
 /* Writes cut short by a signal are tried again, but not forever: a FUSE
  * server may answer EINTR to every write.  glibc's answer is EINTR. */
@@ -102,6 +104,8 @@ static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, i
 	}
 	if (emul_cache_rwf(j))
 		return write_with(j, fd, iov, cnt, off, 0);
+#else
+	(void)j;
 #endif
 	return pwritev64(fd, iov, cnt, off);
 }
