@@ -91,10 +91,10 @@
 static int writeback_fs(uint32_t fs_type)
 {
 	switch (fs_type) {
-	case 0xEF53:     /* ext2, ext3, ext4 */
-	case 0x58465342: /* xfs */
-	case 0x9123683E: /* btrfs */
-	case 0xF2F52010: /* f2fs */
+	case FS_EXT:     /* ext2, ext3, ext4 */
+	case FS_XFS:
+	case FS_BTRFS:
+	case FS_F2FS:
 		return 1;
 	default:
 		return 0;

@@ -92,15 +92,15 @@ int emul_refresh_size(struct emul_job *j)
 int emul_local_fs(uint32_t fs_type)
 {
 	switch (fs_type) {
-	case 0xEF53:     /* ext2, ext3, ext4 */
-	case 0x58465342: /* xfs */
-	case 0x9123683E: /* btrfs */
-	case 0x01021994: /* tmpfs */
-	case 0xF2F52010: /* f2fs */
-	case 0x7461636F: /* ocfs2 */
-	case 0x01161970: /* gfs2 */
-	case 0xCA451A4E: /* bcachefs */
-	case 0x2FC12FC1: /* zfs */
+	case FS_EXT:     /* ext2, ext3, ext4 */
+	case FS_XFS:
+	case FS_BTRFS:
+	case FS_TMPFS:
+	case FS_F2FS:
+	case FS_OCFS2:
+	case FS_GFS2:
+	case FS_BCACHEFS:
+	case FS_ZFS:
 		return 1;
 	default:         /* ramfs, FUSE, NFS, overlayfs, ... */
 		return 0;
@@ -109,7 +109,7 @@ int emul_local_fs(uint32_t fs_type)
 
 int emul_copy_on_write_fs(uint32_t fs_type)
 {
-	return fs_type == 0x9123683E || fs_type == 0xCA451A4E || fs_type == 0x2FC12FC1;
+	return fs_type == FS_BTRFS || fs_type == FS_BCACHEFS || fs_type == FS_ZFS;
 }
 
 void emul_close_private(struct emul_job *j)

@@ -67,7 +67,7 @@ static int seek_reliable(struct emul_job *j)
 static int fiemap_believed(uint32_t fs_type)
 {
 	/* ext2/3/4, btrfs */
-	return fs_type == 0xEF53 || fs_type == 0x9123683E;
+	return fs_type == FS_EXT || fs_type == FS_BTRFS;
 }
 
 struct extent_look {

@@ -123,6 +123,21 @@ void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
 int emul_cache_rwf(const struct emul_job *j) LFA_HIDDEN;
 void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 
+/* statfs f_type values (linux/magic.h, which not every libc's headers
+ * have), named once for the engine's filesystem tables. */
+#define FS_EXT        0xEF53u     /* ext2, ext3, ext4 */
+#define FS_XFS        0x58465342u
+#define FS_BTRFS      0x9123683Eu
+#define FS_TMPFS      0x01021994u
+#define FS_RAMFS      0x858458F6u
+#define FS_HUGETLBFS  0x958458F6u
+#define FS_F2FS       0xF2F52010u
+#define FS_OCFS2      0x7461636Fu
+#define FS_GFS2       0x01161970u
+#define FS_BCACHEFS   0xCA451A4Eu
+#define FS_ZFS        0x2FC12FC1u
+#define FS_FUSE       0x65735546u
+
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */
 int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;

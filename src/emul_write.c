@@ -162,6 +162,19 @@ static int direct_piece(struct emul_job *j, int64_t off, int64_t *n)
 	return private_writable(j) ? j->priv : -1;
 }
 
+/* What every successful write of zeros counts; a write of nothing is an
+ * error (a filesystem full in a way it does not say). */
+static int count_written(struct emul_job *j, ssize_t w, int64_t *done)
+{
+	if (w == 0)
+		return EIO;
+	*done = w;
+	j->eintr_streak = j->early_eofs = 0;
+	j->rep->bytes_written += (uint64_t)w;
+	emul_wrote(j);
+	return 0;
+}
+
 int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 {
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
@@ -198,12 +211,8 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 		}
 		return err;
 	}
-	if (w == 0)
-		return EIO;
-	*done = w;
-	j->eintr_streak = j->early_eofs = 0;
-	j->rep->bytes_written += (uint64_t)w;
-	emul_wrote(j);
+	if ((err = count_written(j, w, done)) != 0)
+		return err;
 	emul_cache_wrote(j, off, w);
 	if (j->writer == WRITE_APPEND)
 		return 0; /* landed at the end of file, wherever that was */
@@ -246,12 +255,8 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		}
 		return err == EINTR ? interrupted(j) : err;
 	}
-	if (w == 0)
-		return EIO;
-	*done = w;
-	j->eintr_streak = j->early_eofs = 0;
-	j->rep->bytes_written += (uint64_t)w;
-	emul_wrote(j);
+	if ((err = count_written(j, w, done)) != 0)
+		return err;
 	j->known_size += w; /* at least: they landed at or after it */
 	return 0;
 #else

@@ -70,20 +70,20 @@ static void describe_filesystem(struct emul_job *j)
 static int64_t end_always_allowed(uint32_t fs_type, int64_t fs_block)
 {
 	switch (fs_type) {
-	case 0xEF53: /* ext2/3/4: block-mapped files have the smallest maximum,
+	case FS_EXT: /* ext2/3/4: block-mapped files have the smallest maximum,
 		      * 16 GiB + 64 MiB with 1 KiB blocks, 256 GiB + 512 MiB with
 		      * 2 KiB, 2 TiB less their indirect blocks with 4 KiB */
 		return fs_block <= 1024 ? 16 * GiB : fs_block <= 2048 ? 256 * GiB : TiB;
-	case 0xF2F52010: /* f2fs: 3.94 TiB with 4 KiB blocks */
+	case FS_F2FS: /* f2fs: 3.94 TiB with 4 KiB blocks */
 		return TiB;
-	case 0x58465342: /* xfs */
-	case 0x9123683E: /* btrfs */
-	case 0x01021994: /* tmpfs */
-	case 0x858458F6: /* ramfs */
-	case 0x958458F6: /* hugetlbfs */
-	case 0x65735546: /* fuse (its server has its own limits, which no check here sees) */
-	case 0xCA451A4E: /* bcachefs */
-	case 0x2FC12FC1: /* zfs */
+	case FS_XFS:
+	case FS_BTRFS:
+	case FS_TMPFS:
+	case FS_RAMFS:
+	case FS_HUGETLBFS:
+	case FS_FUSE: /* fuse (its server has its own limits, which no check here sees) */
+	case FS_BCACHEFS:
+	case FS_ZFS:
 		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
 	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
 		return 0;
@@ -149,7 +149,7 @@ static int64_t block_mapped_max(int64_t fs_block)
 static int past_maximum_without_reopen(struct emul_job *j)
 {
 #if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
-	if (j->fs_type == 0xEF53) {
+	if (j->fs_type == FS_EXT) {
 		int attr = 0;
 
 		j->rep->syscalls++;
@@ -330,7 +330,7 @@ static int sealed_against_writes(struct emul_job *j, int *err)
 #ifdef F_GET_SEALS
 	int seals;
 
-	if (j->fs_type != 0x01021994 && j->fs_type != 0x958458F6) /* tmpfs, hugetlbfs */
+	if (j->fs_type != FS_TMPFS && j->fs_type != FS_HUGETLBFS)
 		return 0;
 	j->rep->syscalls++;
 	seals = fcntl(j->fd, F_GET_SEALS);

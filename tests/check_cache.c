@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 
 #include "emulate.h"
+#include "shim.h"
 #include "fallocate_arch.h"
 
 #define MiB ((int64_t)1 << 20)
@@ -50,15 +51,6 @@ static struct {
 	int looks;                  /* cachestat calls */
 } rec;
 
-static void *real_fn(const char *name)
-{
-	void *f = dlsym(RTLD_NEXT, name);
-
-	if (!f)
-		abort();
-	return f;
-}
-#define REAL(name) ((__typeof__(&name))real_fn(#name))
 
 static void log_span(struct span *log, int *n, int fd, int64_t a, int64_t b, unsigned flags)
 {

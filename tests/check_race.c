@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 
 #include "emulate.h"
+#include "shim.h"
 #include "sys_fallocate.h"
 
 #include <linux/fiemap.h>
@@ -51,15 +52,6 @@ static struct {
 static int other_fd = -1, job_fd = -1;
 static const char *job_path;
 
-static void *real_fn(const char *name)
-{
-	void *f = dlsym(RTLD_NEXT, name);
-
-	if (!f)
-		abort();
-	return f;
-}
-#define REAL(name) ((__typeof__(&name))real_fn(#name))
 
 static int hook_point(const char *fn, int after)
 {
