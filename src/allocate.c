@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+#include <sys/single_threaded.h>
+#endif
+
 #include "emulate.h"
 #include "job_fds.h"
 #include "sys_fallocate.h"
@@ -41,6 +45,21 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
 }
 
+/* Whether nothing but the caller can replace its descriptor or fork while
+ * the call runs: glibc's __libc_single_threaded, true until the process
+ * starts a thread, and no progress callback.  (A signal handler that
+ * dup2()s over the descriptor mid-call still could, as with glibc's
+ * emulation; the kernel's own call is one syscall.) */
+static int caller_alone(const struct lfa_job_options *opt)
+{
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+	return __libc_single_threaded && !opt->progress;
+#else
+	(void)opt;
+	return 0;
+#endif
+}
+
 int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
@@ -61,26 +80,34 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	 * express the end: lfa_check_target then fails with EFBIG where the
 	 * kernel fails for a file past its maximum size, in its order.  It
 	 * works on a descriptor of its own for the caller's file, so that a
-	 * dup2() over the caller's number mid-call cannot send zeros into
-	 * another file.  (Out of descriptors, or with RLIMIT_NOFILE at 3 or less, which
-	 * F_DUPFD refuses with EINVAL, it works on the caller's.)  That
-	 * descriptor is numbered 3 or above and closed in children forked
-	 * meanwhile (job_fds.c). */
+	 * dup2() over the caller's number mid-call by another thread cannot
+	 * send zeros into another file; a caller alone needs none.  (Out of
+	 * descriptors, or with RLIMIT_NOFILE at 3 or less, which F_DUPFD
+	 * refuses with EINVAL, it works on the caller's.)  That descriptor is
+	 * numbered 3 or above and closed in children forked meanwhile
+	 * (job_fds.c). */
 	saved_errno = errno;
-	rep->syscalls++;
-	bound = lfa_job_dup(fd, &bound_slot);
-	if (bound < 0 && errno != EMFILE && errno != ENFILE && errno != EINVAL) {
-		err = errno;
-	} else {
+	bound = -1;
+	if (!caller_alone(opt)) {
+		rep->syscalls++;
+		bound = lfa_job_dup(fd, &bound_slot);
+		if (bound < 0 && errno != EMFILE && errno != ENFILE && errno != EINVAL) {
+			err = errno;
+			goto restore;
+		}
+	}
+	if (lfa_past_max_end(offset, len, max_end) ||
+	    (err = lfa_extend_quickly(bound >= 0 ? bound : fd, offset, len, opt, rep)) != 0) {
 		rep->syscalls += 2; /* fcntl and statx */
 		err = lfa_check_target(bound >= 0 ? bound : fd, offset, len, max_end, &target);
 		if (!err)
 			err = lfa_emulate(bound >= 0 ? bound : fd, offset, len, &target, opt, rep);
-		if (bound >= 0) {
-			rep->syscalls++;
-			lfa_job_close(bound, bound_slot);
-		}
 	}
+	if (bound >= 0) {
+		rep->syscalls++;
+		lfa_job_close(bound, bound_slot);
+	}
+restore:
 	errno = saved_errno;
 out:
 	if (lfa_settings(fd).debug)

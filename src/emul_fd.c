@@ -112,6 +112,33 @@ int emul_copy_on_write_fs(uint32_t fs_type)
 	return fs_type == FS_BTRFS || fs_type == FS_BCACHEFS || fs_type == FS_ZFS;
 }
 
+#define GiB ((int64_t)1 << 30)
+#define TiB ((int64_t)1 << 40)
+
+/* A range ending there needs no check of the maximum, and no reopen. */
+int64_t emul_end_always_allowed(uint32_t fs_type, int64_t fs_block)
+{
+	switch (fs_type) {
+	case FS_EXT: /* ext2/3/4: block-mapped files have the smallest maximum,
+		      * 16 GiB + 64 MiB with 1 KiB blocks, 256 GiB + 512 MiB with
+		      * 2 KiB, 2 TiB less their indirect blocks with 4 KiB */
+		return fs_block <= 1024 ? 16 * GiB : fs_block <= 2048 ? 256 * GiB : TiB;
+	case FS_F2FS: /* f2fs: 3.94 TiB with 4 KiB blocks */
+		return TiB;
+	case FS_XFS:
+	case FS_BTRFS:
+	case FS_TMPFS:
+	case FS_RAMFS:
+	case FS_HUGETLBFS:
+	case FS_FUSE: /* fuse (its server has its own limits, which no check here sees) */
+	case FS_BCACHEFS:
+	case FS_ZFS:
+		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
+	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
+		return 0;
+	}
+}
+
 void emul_close_private(struct emul_job *j)
 {
 	if (j->priv >= 0) {

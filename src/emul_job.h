@@ -97,6 +97,9 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_
  * Returns EMUL_NO_APPEND where the kernel or the descriptor cannot. */
 #define EMUL_NO_APPEND (-2)
 int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
+/* The same outside a job, for the quick path: n (at most WRITE_CHUNK)
+ * zeros appended to fd; the bytes written, or -1 with errno. */
+ssize_t emul_append_zeros(int fd, int64_t n) LFA_HIDDEN;
 
 /* emul_holes.c: the next piece of [pos, limit) inside the file that needs
  * zeros, checked right before it is returned.  Returns 0 with [*a, *b)
@@ -143,6 +146,9 @@ void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
 /* Where an overwrite allocates anew, so zeros reserve nothing. */
 int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;
+/* An end that every file of the filesystem can reach, below its smallest
+ * maximum size; 0 where that maximum is not known. */
+int64_t emul_end_always_allowed(uint32_t fs_type, int64_t fs_block) LFA_HIDDEN;
 
 static inline int64_t emul_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t emul_max(int64_t a, int64_t b) { return a > b ? a : b; }

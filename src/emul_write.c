@@ -220,6 +220,40 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	return 0;
 }
 
+#ifdef HAVE_PWRITEV64V2
+/* Whether RWF_APPEND was refused as unknown, or by a sandbox (EPERM,
+ * EACCES); records the first. */
+static int append_refused(int err)
+{
+	if (flag_unknown(err))
+		__atomic_store_n(&kernel_lacks_append, 1, __ATOMIC_RELAXED);
+	return flag_refused(err);
+}
+#endif
+
+ssize_t emul_append_zeros(int fd, int64_t n)
+{
+#ifdef HAVE_PWRITEV64V2
+	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
+	ssize_t w;
+
+	if (n > WRITE_CHUNK || __atomic_load_n(&kernel_lacks_append, __ATOMIC_RELAXED)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	/* The offset is ignored with RWF_APPEND, but must not be -1, which
+	 * would move the file offset the caller shares with us. */
+	w = pwritev64v2(fd, iov, fill_iov(iov, n), 0, RWF_APPEND);
+	if (w < 0)
+		(void)append_refused(errno);
+	return w;
+#else
+	(void)fd, (void)n;
+	errno = EOPNOTSUPP;
+	return -1;
+#endif
+}
+
 /* The zeros land after whatever another writer appended since our look at
  * the size, never over it.  If it appended k bytes in that window, the
  * zeros end k bytes further than aimed: past the range by at most the
@@ -248,11 +282,8 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	w = write_with(j, fd, iov, cnt, j->known_size, RWF_APPEND);
 	if (w < 0) {
 		err = errno;
-		if (flag_refused(err)) {
-			if (flag_unknown(err))
-				__atomic_store_n(&kernel_lacks_append, 1, __ATOMIC_RELAXED);
+		if (append_refused(err))
 			return EMUL_NO_APPEND;
-		}
 		return err == EINTR ? interrupted(j) : err;
 	}
 	if ((err = count_written(j, w, done)) != 0)

@@ -61,35 +61,6 @@ static void describe_filesystem(struct emul_job *j)
 		j->block = (int64_t)sf.f_bsize;
 }
 
-#define GiB ((int64_t)1 << 30)
-#define TiB ((int64_t)1 << 40)
-
-/* An end that every file of the filesystem can reach, below its smallest
- * maximum size: a range ending there needs no check, and no reopen.  0
- * where the maximum is not known. */
-static int64_t end_always_allowed(uint32_t fs_type, int64_t fs_block)
-{
-	switch (fs_type) {
-	case FS_EXT: /* ext2/3/4: block-mapped files have the smallest maximum,
-		      * 16 GiB + 64 MiB with 1 KiB blocks, 256 GiB + 512 MiB with
-		      * 2 KiB, 2 TiB less their indirect blocks with 4 KiB */
-		return fs_block <= 1024 ? 16 * GiB : fs_block <= 2048 ? 256 * GiB : TiB;
-	case FS_F2FS: /* f2fs: 3.94 TiB with 4 KiB blocks */
-		return TiB;
-	case FS_XFS:
-	case FS_BTRFS:
-	case FS_TMPFS:
-	case FS_RAMFS:
-	case FS_HUGETLBFS:
-	case FS_FUSE: /* fuse (its server has its own limits, which no check here sees) */
-	case FS_BCACHEFS:
-	case FS_ZFS:
-		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
-	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
-		return 0;
-	}
-}
-
 /* Files of kernel interfaces: their size is not their content, and a zero
  * written there changes a setting.  The kernel's fallocate answers
  * EOPNOTSUPP on them; so does the emulation, before anything. */
@@ -187,7 +158,7 @@ static int check_limits(struct emul_job *j)
 	if (getrlimit64(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM64_INFINITY &&
 	    (uint64_t)j->end > lim.rlim_cur)
 		return EFBIG;
-	if (j->end <= j->target->size || j->end <= end_always_allowed(j->fs_type, j->fs_block))
+	if (j->end <= j->target->size || j->end <= emul_end_always_allowed(j->fs_type, j->fs_block))
 		return 0;
 	if (emul_private_fd(j) >= 0) {
 		j->rep->syscalls++;

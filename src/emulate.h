@@ -62,6 +62,13 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
 
+/* A range starting at the end of a regular file on a local disk, small
+ * enough for one write, allocated in glibc's number of syscalls.  Returns 0
+ * when done, -1 when the call is the engine's (after zeros or not: the
+ * engine starts from a look of its own). */
+int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
+		       struct lfa_job_report *rep) LFA_HIDDEN;
+
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the
  * entry point in debug output.

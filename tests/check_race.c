@@ -753,6 +753,8 @@ START_TEST(dup2_mid_call_cannot_redirect)
 	unsigned char *old = pattern(MiB, 8);
 	int fd;
 
+	become_multithreaded();
+	ck_assert(!process_single_threaded());
 	other_path = scratch_path("dup2-other");
 	unlink(other_path);
 	write_pattern_at(other_path, 0, MiB, 8);

@@ -15,6 +15,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pthread.h>
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define LFA_TEST_HAS_SINGLE_THREADED 1
+#endif
+#endif
 
 /* Every scratch directory of a test program lives under one root, made by
  * the main process before any test runs (scratch_root_begin, from
@@ -208,6 +215,32 @@ static inline int fully_allocated(const char *path, int64_t off, int64_t end)
 	hole = lseek(fd, (off_t)(off & ~(int64_t)4095), SEEK_HOLE);
 	close(fd);
 	return hole >= 0 && (int64_t)hole >= end;
+}
+
+static inline void *idle_thread(void *arg)
+{
+	return arg;
+}
+
+/* The library dups the caller's descriptor only where another thread could
+ * replace or fork it mid-call: in a process that ever started one (glibc's
+ * __libc_single_threaded).  A test of those rules starts one first. */
+static inline void become_multithreaded(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, idle_thread, NULL) == 0)
+		pthread_join(t, NULL);
+}
+
+/* Whether the library would treat the caller as alone (no dup). */
+static inline int process_single_threaded(void)
+{
+#ifdef LFA_TEST_HAS_SINGLE_THREADED
+	return __libc_single_threaded;
+#else
+	return 0;
+#endif
 }
 
 #endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
+/* The call most programs make where the kernel cannot allocate: a range
+ * that starts at the end of a regular file on a local disk filesystem and
+ * fits in one write (a log, a download or a database file grown step by
+ * step).  It costs what glibc's emulation costs, four syscalls: a look
+ * (statx: type, size, attributes, mount), RLIMIT_FSIZE, one append of
+ * zeros, and a look at where it landed.
+ *
+ * It only ever succeeds or declines, and declines before writing whatever
+ * the whole engine would refuse or do otherwise.  It needs no fcntl for the
+ * status flags: an O_RDONLY or O_PATH descriptor fails the append (EBADF),
+ * O_DIRECT fails it where the end of file or the length is unaligned
+ * (EINVAL), both with nothing written, and O_APPEND appends as it does.  A
+ * failed append, or a look after it that shows another writer at work,
+ * hands the call to the engine, which starts from a look of its own and
+ * gives the kernel's errors in the kernel's order. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "emul_job.h"
+#include "mount_facts.h"
+
+/* Filesystems whose appends land where their size says, with a known
+ * maximum file size: not layers or servers, which may place an append by a
+ * size of their own (FACTS.md 3), not tmpfs (memfd seals), not pseudo-files. */
+static int quick_fs(uint32_t fs_type)
+{
+	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
+}
+
+int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
+		       struct lfa_job_report *rep)
+{
+#if defined(HAVE_STATX) && defined(HAVE_STRUCT_STATX_STX_MNT_ID)
+	struct statx sx;
+	struct stat64 st;
+	struct rlimit64 lim;
+	uint64_t attr, mount;
+	uint32_t fs_type;
+	int64_t fs_block, end = offset + len;
+	ssize_t w;
+
+	if (offset < 0 || len <= 0 || len > WRITE_CHUNK || offset > INT64_MAX - len ||
+	    opt->progress || (O_LARGEFILE && end > INT32_MAX))
+		return -1;
+	rep->syscalls++;
+	if (statx(fd, "", AT_EMPTY_PATH,
+		  STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE, &sx) != 0)
+		return -1;
+	attr = sx.stx_attributes & sx.stx_attributes_mask;
+	if (!S_ISREG(sx.stx_mode) || (int64_t)sx.stx_size != offset ||
+	    (attr & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
+		return -1;
+	mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
+	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
+	    !quick_fs(fs_type) || end > emul_end_always_allowed(fs_type, fs_block))
+		return -1;
+	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
+		return -1;
+	/* Past the limit a write raises SIGXFSZ, or stops at it part way. */
+	rep->syscalls++;
+	if (getrlimit64(RLIMIT_FSIZE, &lim) != 0 ||
+	    (lim.rlim_cur != RLIM64_INFINITY && (uint64_t)end > lim.rlim_cur))
+		return -1;
+	rep->syscalls++;
+	w = emul_append_zeros(fd, len);
+	if (w <= 0)
+		return -1;
+	rep->bytes_written += (uint64_t)w;
+	/* Where they landed: right at the range, or another writer changed
+	 * the file between the looks (an append of its own before ours, a
+	 * write past the end leaving a hole below ours, a truncation), and
+	 * the engine looks at the range again. */
+	rep->syscalls++;
+	if (fstat64(fd, &st) != 0 || w != len || st.st_size != end)
+		return -1;
+	rep->emulated = 1;
+	rep->copy_on_write = emul_copy_on_write_fs(fs_type);
+	return 0;
+#else
+	(void)fd, (void)offset, (void)len, (void)opt, (void)rep;
+	return -1;
+#endif
+}
