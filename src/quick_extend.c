@@ -21,8 +21,10 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "emul_job.h"
+#include "fallocate_arch.h"
 #include "mount_facts.h"
 
 /* Filesystems whose appends land where their size says, with a known
@@ -33,12 +35,24 @@ static int quick_fs(uint32_t fs_type)
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
 }
 
+#ifdef HAVE_STATX
+/* RLIMIT_FSIZE, by the ABI's getrlimit where its arch header names one that
+ * fills 64-bit values. */
+static int fsize_limit(struct rlimit64 *lim)
+{
+#ifdef LFA_NR_getrlimit
+	if (syscall(LFA_NR_getrlimit, RLIMIT_FSIZE, lim) == 0)
+		return 0;
+#endif
+	return getrlimit64(RLIMIT_FSIZE, lim);
+}
+#endif
+
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep)
 {
-#if defined(HAVE_STATX) && defined(HAVE_STRUCT_STATX_STX_MNT_ID)
+#ifdef HAVE_STATX
 	struct statx sx;
-	struct stat64 st;
 	struct rlimit64 lim;
 	uint64_t attr, mount;
 	uint32_t fs_type;
@@ -49,14 +63,18 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	    opt->progress || (O_LARGEFILE && end > INT32_MAX))
 		return -1;
 	rep->syscalls++;
-	if (statx(fd, "", AT_EMPTY_PATH,
-		  STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE, &sx) != 0)
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE,
+		  &sx) != 0)
 		return -1;
 	attr = sx.stx_attributes & sx.stx_attributes_mask;
 	if (!S_ISREG(sx.stx_mode) || (int64_t)sx.stx_size != offset ||
 	    (attr & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
 		return -1;
+#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
 	mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
+#else
+	mount = 0;
+#endif
 	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
 	    !quick_fs(fs_type) || end > emul_end_always_allowed(fs_type, fs_block))
 		return -1;
@@ -64,7 +82,7 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 		return -1;
 	/* Past the limit a write raises SIGXFSZ, or stops at it part way. */
 	rep->syscalls++;
-	if (getrlimit64(RLIMIT_FSIZE, &lim) != 0 ||
+	if (fsize_limit(&lim) != 0 ||
 	    (lim.rlim_cur != RLIM64_INFINITY && (uint64_t)end > lim.rlim_cur))
 		return -1;
 	rep->syscalls++;
@@ -77,7 +95,8 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	 * write past the end leaving a hole below ours, a truncation), and
 	 * the engine looks at the range again. */
 	rep->syscalls++;
-	if (fstat64(fd, &st) != 0 || w != len || st.st_size != end)
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &sx) != 0 || w != len ||
+	    (int64_t)sx.stx_size != end)
 		return -1;
 	rep->emulated = 1;
 	rep->copy_on_write = emul_copy_on_write_fs(fs_type);
