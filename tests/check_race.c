@@ -224,9 +224,14 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 	return REAL(pread64)(fd, buf, n, off);
 }
 
+static int fstatfs_calls;
+
 int fstatfs64(int fd, struct statfs64 *sf)
 {
 	int r = REAL(fstatfs64)(fd, sf);
+
+	if (hk.active && !hk.acting)
+		fstatfs_calls++;
 
 	if (r == 0 && fake_fs_type && hk.active && !hk.acting)
 		sf->f_type = fake_fs_type;
@@ -287,6 +292,7 @@ static void hook_reset(void)
 	generic_seek = 0;
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
 	fake_fs_type = 0;
+	fstatfs_calls = 0;
 }
 
 static void script(const char *fn, int nth, int after, int (*act)(void))
@@ -1683,6 +1689,270 @@ START_TEST(fiemap_failures_fall_back)
 }
 END_TEST
 
+
+/* --- the quick path: a small step at the end of a file on a local disk -- */
+
+/* Where the quick path runs (ext2/3/4, xfs, btrfs); elsewhere these tests
+ * would only prove the engine's rules again. */
+static int quick_here(const char *why)
+{
+	struct statfs sf;
+	uint32_t t;
+
+	if (statfs(test_dir(), &sf) == 0) {
+		t = (uint32_t)sf.f_type;
+		if (t == 0xEF53 || t == 0x58465342u || t == 0x9123683Eu)
+			return 1;
+	}
+	fprintf(stderr, "%s: %s is not ext2/3/4, xfs or btrfs, skipped\n", why, test_dir());
+	return 0;
+}
+
+/* Whether statx names mounts by a never-reused id here (Linux 6.8): only
+ * then is a mount's filesystem remembered between calls. */
+static int unique_mount_ids(int fd)
+{
+	struct statx sx;
+
+	return REAL(statx)(fd, "", AT_EMPTY_PATH, 0x4000, &sx) == 0 && (sx.stx_mask & 0x4000);
+}
+
+/* A 4 KiB step at the end of file: a look, RLIMIT_FSIZE, the append and
+ * the look after it, as glibc's fcntl, fstat, fstatfs and write; no dup in
+ * a process that never started a thread, and fstatfs once per mount. */
+START_TEST(quick_step_makes_glibcs_syscalls)
+{
+	const char *p = fresh("quick-count");
+	struct lfa_job_report rep;
+	unsigned char *old = pattern(1000, 21), want[1000 + 3 * 4096];
+	int fd, remembered;
+
+	if (!quick_here("quick_step_makes_glibcs_syscalls") || real_refuses(0x10)) {
+		free(old);
+		return;
+	}
+	ck_assert(process_single_threaded());
+	write_pattern_at(p, 0, 1000, 21);
+	fd = open(p, O_RDWR);
+	remembered = unique_mount_ids(fd);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 1000, 4096, &rep, NULL), 0);
+	ck_assert_int_eq(rep.syscalls, 5);
+	ck_assert_int_eq(fstatfs_calls, 1);
+	hook_reset();
+	ck_assert_int_eq(job(fd, 5096, 4096, &rep, NULL), 0);
+	ck_assert_int_eq(rep.syscalls, remembered ? 4 : 5);
+	ck_assert_int_eq(fstatfs_calls, remembered ? 0 : 1);
+	ck_assert_int_eq(hk.writes, 1);
+	ck_assert_int_eq((int)rep.bytes_written, 4096);
+	ck_assert_int_eq(rep.hole_map, LFA_MAP_NONE);
+	writes_inside(5096, 9192);
+	/* With a thread started, the job works on a dup: two more. */
+	become_multithreaded();
+	hook_reset();
+	ck_assert_int_eq(job(fd, 9192, 4096, &rep, NULL), 0);
+	ck_assert_int_eq(rep.syscalls, remembered ? 6 : 7);
+	close(fd);
+	memset(want, 0, sizeof want);
+	memcpy(want, old, 1000);
+	expect_bytes(p, want, sizeof want);
+	ck_assert(fully_allocated(p, 0, sizeof want));
+	free(old);
+}
+END_TEST
+
+static int write_far_past_the_end(void)
+{
+	ck_assert_int_eq(pwrite(other_fd, "WWWWWWWWWW", 10, 64 * KiB), 10);
+	return 0;
+}
+
+static int cut_to_500(void)
+{
+	ck_assert_int_eq(ftruncate(other_fd, 500), 0);
+	return 0;
+}
+
+/* Another writer acts between the quick path's look and its append, or
+ * right after the append: the look after it sees the size it did not aim
+ * at, and the engine takes the call over from a look of its own. */
+static void quick_raced(int (*act)(void), const char *at, int after)
+{
+	const char *p = fresh("quick-race");
+	unsigned char *old = pattern(1000, 22), *got;
+	int64_t size;
+	int fd, i;
+
+	write_pattern_at(p, 0, 1000, 22);
+	fd = open(p, O_RDWR);
+	other_fd = open(p, act == append_record ? O_WRONLY | O_APPEND : O_RDWR);
+	script(at, 1, after, act);
+	ck_assert_int_eq(job(fd, 1000, 4096, NULL, NULL), 0);
+	size = file_size(fd);
+	close(fd);
+	ck_assert(fully_allocated(p, 1000, 5096));
+	got = malloc((size_t)size);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_eq(pread(fd, got, (size_t)size, 0), size);
+	close(fd);
+	if (act == append_record) {
+		/* the record whole right after the old end, zeros after it */
+		ck_assert_int_eq(size, 1000 + 64 + 4096);
+		ck_assert(!memcmp(got, old, 1000));
+		for (i = 0; i < 64; i++)
+			ck_assert_int_eq(got[1000 + i], 'R');
+		for (i = 1064; i < size; i++)
+			ck_assert_int_eq(got[i], 0);
+	} else if (act == write_far_past_the_end) {
+		/* the hole it left below our zeros filled in the range; its
+		 * bytes intact; the zeros appended after them */
+		ck_assert_int_eq(size, 64 * KiB + 10 + 4096);
+		ck_assert(!memcmp(got, old, 1000));
+		ck_assert(!memcmp(got + 64 * KiB, "WWWWWWWWWW", 10));
+		for (i = 1000; i < 64 * KiB; i++)
+			ck_assert_int_eq(got[i], 0);
+	} else {
+		/* cut below the old end after our append: the range again,
+		 * the gap before it left a hole */
+		ck_assert_int_eq(size, 5096);
+		ck_assert(!memcmp(got, old, 500));
+		for (i = 500; i < size; i++)
+			ck_assert_int_eq(got[i], 0);
+	}
+	free(got);
+	free(old);
+}
+
+START_TEST(quick_step_raced_by_another_writer)
+{
+	if (!quick_here("quick_step_raced_by_another_writer") || real_refuses(0x10))
+		return;
+	quick_raced(append_record, "statx", 1);
+	quick_raced(write_far_past_the_end, "statx", 1);
+	quick_raced(cut_to_500, "pwritev64", 1);
+}
+END_TEST
+
+/* Past RLIMIT_FSIZE the quick path writes nothing, and the engine refuses
+ * with EFBIG, without SIGXFSZ (which kills by default); at the limit
+ * exactly it succeeds.  In a child, since the limit is per process. */
+static void quick_under_limit(rlim_t limit, int want)
+{
+	const char *p = fresh("quick-fsize");
+	int status, fd, err;
+	pid_t pid;
+
+	write_pattern_at(p, 0, 1000, 23);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit lim = { limit, limit };
+
+		fd = open(p, O_RDWR);
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(100);
+		hook_reset();
+		err = job(fd, 1000, 4096, NULL, NULL);
+		if (err != want || (want && hk.writes)) {
+			fprintf(stderr, "limit %lld: %s, %d writes\n", (long long)limit,
+				strerror(err), hk.writes);
+			_exit(101);
+		}
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "killed by signal %d", WTERMSIG(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_eq(file_size(fd), want ? 1000 : 5096);
+	close(fd);
+}
+
+START_TEST(quick_step_past_rlimit_writes_nothing)
+{
+	quick_under_limit(5095, EFBIG);
+	quick_under_limit(3000, EFBIG);
+	quick_under_limit(5096, 0);
+}
+END_TEST
+
+/* The quick path asks no status flags: a descriptor that cannot write
+ * fails its append with nothing written, and the engine answers as the
+ * kernel does; an O_APPEND one grows the file as any other. */
+START_TEST(quick_step_without_write_access)
+{
+	const char *p = fresh("quick-access");
+	unsigned char *old = pattern(1000, 24), want[5096];
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 24);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_eq(job(fd, 1000, 4096, NULL, NULL), EBADF);
+	close(fd);
+	fd = open(p, O_PATH);
+	ck_assert_int_eq(job(fd, 1000, 4096, NULL, NULL), EBADF);
+	close(fd);
+	expect_bytes(p, old, 1000);
+	fd = open(p, O_WRONLY | O_APPEND);
+	ck_assert_int_eq(job(fd, 1000, 4096, NULL, NULL), 0);
+	close(fd);
+	memset(want, 0, sizeof want);
+	memcpy(want, old, 1000);
+	expect_bytes(p, want, sizeof want);
+	free(old);
+}
+END_TEST
+
+static int descriptors_before, descriptors_during;
+
+static int count_descriptors(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (dir && (d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return n - 1; /* opendir's own */
+}
+
+static int note_descriptors(void)
+{
+	descriptors_during = count_descriptors();
+	return 0;
+}
+
+/* In a process that never started a thread, nobody can replace or fork the
+ * caller's descriptor mid-call: the job makes no descriptor at all, on the
+ * quick path or the engine's.  With a thread, it works on a dup. */
+static void descriptors_of_a_call(int64_t offset, int64_t len, int want_extra)
+{
+	const char *p = fresh("alone");
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 25);
+	fd = open(p, O_RDWR);
+	script("pwritev64", 1, 0, note_descriptors);
+	descriptors_before = count_descriptors();
+	descriptors_during = -1;
+	ck_assert_int_eq(job(fd, offset, len, NULL, NULL), 0);
+	close(fd);
+	ck_assert_int_eq(descriptors_during - descriptors_before, want_extra);
+}
+
+START_TEST(alone_the_call_makes_no_descriptor)
+{
+	ck_assert(process_single_threaded());
+	descriptors_of_a_call(1000, 4096, 0);    /* the quick path, where it runs */
+	descriptors_of_a_call(0, 8 * MiB, 0);    /* the engine */
+	become_multithreaded();
+	descriptors_of_a_call(1000, 4096, 1);
+	descriptors_of_a_call(0, 8 * MiB, 1);
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -1739,6 +2009,11 @@ int main(void)
 	tcase_add_test(tc, many_extents_and_ranges_inside_them);
 	tcase_add_test(tc, recheck_after_the_fiemap_look);
 	tcase_add_test(tc, fiemap_failures_fall_back);
+	tcase_add_test(tc, quick_step_makes_glibcs_syscalls);
+	tcase_add_test(tc, quick_step_raced_by_another_writer);
+	tcase_add_test(tc, quick_step_past_rlimit_writes_nothing);
+	tcase_add_test(tc, quick_step_without_write_access);
+	tcase_add_test(tc, alone_the_call_makes_no_descriptor);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
