@@ -12,12 +12,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 
 #include "emulate.h"
+#include "mount_facts.h"
 
 #define MiB ((int64_t)1 << 20)
 
@@ -402,6 +404,119 @@ START_TEST(near_int64_max_on_ramfs)
 }
 END_TEST
 
+
+/* --- what a mount's filesystem is, remembered by its unique id ---------- */
+
+static uint32_t fs_type_of(int fd)
+{
+	struct statfs sf;
+
+	ck_assert_int_eq(fstatfs(fd, &sf), 0);
+	return (uint32_t)sf.f_type;
+}
+
+/* Two ids that share a slot of the table (eight, picked by a hash). */
+static uint64_t id_in_the_same_slot(uint64_t id)
+{
+	uint64_t other;
+
+	for (other = id + 1;; other++)
+		if ((other * 0x9E3779B97F4A7C15ull) >> 61 == (id * 0x9E3779B97F4A7C15ull) >> 61)
+			return other;
+}
+
+/* A mount's filesystem is asked once, then remembered until another mount
+ * takes its slot; without a unique id (0), it is asked every time. */
+START_TEST(mount_facts_remembered_by_unique_id)
+{
+	int disk = open(scratch_path("facts"), O_RDWR | O_CREAT, 0600);
+	int mem = memfd_create("lfa-facts", MFD_CLOEXEC);
+	uint64_t a = 1001, b = id_in_the_same_slot(a);
+	unsigned syscalls;
+	uint32_t type;
+	int64_t block;
+	int i;
+
+	ck_assert(disk >= 0 && mem >= 0);
+	ck_assert_uint_ne(fs_type_of(disk), fs_type_of(mem));
+	for (i = 0; i < 2; i++) {
+		syscalls = 0;
+		ck_assert_int_eq(lfa_mount_facts(disk, a, &type, &block, &syscalls), 0);
+		ck_assert_uint_eq(type, fs_type_of(disk));
+		ck_assert_int_gt(block, 0);
+		ck_assert_uint_eq(syscalls, i == 0 ? 1 : 0);
+	}
+	syscalls = 0;
+	ck_assert_int_eq(lfa_mount_facts(mem, b, &type, &block, &syscalls), 0);
+	ck_assert_uint_eq(type, fs_type_of(mem));
+	ck_assert_uint_eq(syscalls, 1);
+	syscalls = 0;
+	ck_assert_int_eq(lfa_mount_facts(disk, a, &type, &block, &syscalls), 0);
+	ck_assert_uint_eq(type, fs_type_of(disk));
+	ck_assert_uint_eq(syscalls, 1);
+	for (i = 0; i < 2; i++) {
+		syscalls = 0;
+		ck_assert_int_eq(lfa_mount_facts(mem, 0, &type, &block, &syscalls), 0);
+		ck_assert_uint_eq(type, fs_type_of(mem));
+		ck_assert_uint_eq(syscalls, 1);
+	}
+	close(disk);
+	close(mem);
+}
+END_TEST
+
+struct facts_racer {
+	int fd;
+	uint64_t id;
+	uint32_t want;
+	long wrong, asked;
+};
+
+static void *race_facts(void *arg)
+{
+	struct facts_racer *r = arg;
+	unsigned syscalls = 0;
+	uint32_t type;
+	int64_t block;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		if (lfa_mount_facts(r->fd, r->id, &type, &block, &syscalls) != 0 || type != r->want)
+			r->wrong++;
+	}
+	r->asked = syscalls;
+	return NULL;
+}
+
+/* Threads whose mounts share a slot take it from each other all the time:
+ * each still gets its own mount's answer, every time. */
+START_TEST(mount_facts_never_mixed_between_threads)
+{
+	struct facts_racer r[2];
+	pthread_t t[2];
+	int i;
+
+	r[0].fd = open(scratch_path("facts-race"), O_RDWR | O_CREAT, 0600);
+	r[1].fd = memfd_create("lfa-facts", MFD_CLOEXEC);
+	r[0].id = 2002;
+	r[1].id = id_in_the_same_slot(2002);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_ge(r[i].fd, 0);
+		r[i].want = fs_type_of(r[i].fd);
+		r[i].wrong = 0;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, race_facts, &r[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_msg(r[i].wrong == 0, "thread %d got another mount's filesystem %ld times",
+			      i, r[i].wrong);
+		close(r[i].fd);
+	}
+	fprintf(stderr, "# mount facts: fstatfs %ld and %ld times in 2 x 200000 lookups\n",
+		r[0].asked, r[1].asked);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("emulate");
@@ -424,6 +539,8 @@ int main(void)
 	tcase_add_test(tc, fsize_limit_inside_old_size);
 	tcase_add_test(tc, immutable_file);
 	tcase_add_test(tc, near_int64_max_on_ramfs);
+	tcase_add_test(tc, mount_facts_remembered_by_unique_id);
+	tcase_add_test(tc, mount_facts_never_mixed_between_threads);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
