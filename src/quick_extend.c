@@ -27,6 +27,7 @@
 #include "fallocate_arch.h"
 #include "mount_facts.h"
 
+#ifdef HAVE_STATX
 /* Filesystems whose appends land where their size says, with a known
  * maximum file size: not layers or servers, which may place an append by a
  * size of their own (FACTS.md 3), not tmpfs (memfd seals), not pseudo-files. */
@@ -35,7 +36,6 @@ static int quick_fs(uint32_t fs_type)
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
 }
 
-#ifdef HAVE_STATX
 /* RLIMIT_FSIZE, by the ABI's getrlimit where its arch header names one that
  * fills 64-bit values. */
 static int fsize_limit(struct rlimit64 *lim)
