@@ -1899,6 +1899,15 @@ START_TEST(quick_step_without_write_access)
 	memset(want, 0, sizeof want);
 	memcpy(want, old, 1000);
 	expect_bytes(p, want, sizeof want);
+	/* Under the caller's lease nothing can be reopened; where the quick
+	 * path runs, an append needs nothing reopened. */
+	fd = open(p, O_RDWR | O_APPEND);
+	if (quick_here("quick_step_without_write_access, under a lease") && take_write_lease(fd)) {
+		ck_assert_int_eq(job(fd, 5096, 4096, NULL, NULL), 0);
+		ck_assert_int_eq(sigio_count, 0);
+		ck_assert_int_eq(file_size(fd), 5096 + 4096);
+	}
+	close(fd);
 	free(old);
 }
 END_TEST
