@@ -12,11 +12,12 @@
  * POSIX_FADV_DONTNEED drops whole pages only, so a page shared with the
  * caller's data stays too.
  *
- * Everything goes through the job's descriptor, a dup of the caller's, and
- * nothing waits for writeback.  A descriptor of our own would have to be
+ * Everything goes through the job's descriptor (the caller's open file: a
+ * dup of its descriptor, or the descriptor itself in a process without
+ * threads), and nothing waits for writeback.  A descriptor of our own would have to be
  * reopened through /proc: watchers would see IN_OPEN and IN_CLOSE_WRITE
  * (which upload and sync daemons take for "the file is complete"), and a
- * caller's lease would refuse it.  Waiting through the dup is no better:
+ * caller's lease would refuse it.  Waiting through it is no better:
  * SYNC_FILE_RANGE_WAIT_* end in file_check_and_advance_wb_err() on the
  * caller's open file, which would consume a writeback error the caller's
  * next fsync must report (so would fsync, fdatasync and RWF_DSYNC).

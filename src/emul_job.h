@@ -73,6 +73,10 @@ struct emul_job {
 	/* Times another writer cut the file below what was done. */
 	int setbacks;
 	int no_append;          /* RWF_APPEND refused: positional writes only */
+	/* Why no write can be aimed (emul_choose_writer), where the call had
+	 * already appended before the engine ran: that refusal then waits for
+	 * a write that needs aiming, which may never come. */
+	int aiming_refused;
 	int size_fresh;         /* known_size was looked at right before, nothing since */
 	/* Something the engine did not write may have changed the file's
 	 * shape since its last look (a positional write, a size that went
@@ -100,6 +104,9 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
 /* The same outside a job, for the quick path: n (at most WRITE_CHUNK)
  * zeros appended to fd; the bytes written, or -1 with errno. */
 ssize_t emul_append_zeros(int fd, int64_t n) LFA_HIDDEN;
+/* Forgets which pwritev2 flags the kernel was seen to lack: for unit tests
+ * that play such kernels in one process. */
+void emul_forget_kernel_answers(void) LFA_HIDDEN;
 
 /* emul_holes.c: the next piece of [pos, limit) inside the file that needs
  * zeros, checked right before it is returned.  Returns 0 with [*a, *b)

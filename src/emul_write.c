@@ -121,7 +121,7 @@ static int private_writable(struct emul_job *j)
  * O_APPEND, or cannot be made (glibc says EBADF too).  A size check after
  * the write could not tell a misplaced write from another writer's append.
  * On 32-bit ABIs one without O_LARGEFILE cannot write past 2 GiB. */
-int emul_choose_writer(struct emul_job *j)
+static int choose_writer(struct emul_job *j)
 {
 	int no_largefile = O_LARGEFILE && !(j->flags & O_LARGEFILE) && j->end > INT32_MAX;
 
@@ -144,6 +144,23 @@ int emul_choose_writer(struct emul_job *j)
 	j->writer = WRITE_PRIVATE;
 	j->direct = 0;
 	return 0;
+}
+
+/* Refusals come before the first write, as the kernel's: all of them, unless
+ * the quick path appended before the engine ran (it asks no status flags)
+ * and another writer changed the file meanwhile.  Then only the writes that
+ * must be aimed (holes inside the file, pieces where no append can be made)
+ * meet the refusal: a range made whole by the appends needs none. */
+int emul_choose_writer(struct emul_job *j)
+{
+	int err = choose_writer(j);
+
+	if (err && j->rep->bytes_written) {
+		j->aiming_refused = err;
+		j->writer = WRITE_BOUND;
+		return 0;
+	}
+	return err;
 }
 
 /* O_DIRECT takes aligned pieces only: those go direct, an unaligned head or
@@ -188,6 +205,8 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	 * descriptors were closed and their numbers may be another file's. */
 	if (lfa_fork_generation() != j->fork_generation)
 		return EBADF;
+	if (j->aiming_refused)
+		return j->aiming_refused;
 	if (j->writer == WRITE_BOUND && j->direct && (fd = direct_piece(j, off, &n)) < 0)
 		return EINVAL; /* glibc's answer on O_DIRECT */
 	cnt = fill_iov(iov, n);
@@ -251,6 +270,14 @@ ssize_t emul_append_zeros(int fd, int64_t n)
 	(void)fd, (void)n;
 	errno = EOPNOTSUPP;
 	return -1;
+#endif
+}
+
+void emul_forget_kernel_answers(void)
+{
+#ifdef HAVE_PWRITEV64V2
+	__atomic_store_n(&kernel_lacks_append, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&kernel_lacks_noappend, 0, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -9,22 +9,23 @@
  *
  * It only ever succeeds or declines, and declines before writing whatever
  * the whole engine would refuse or do otherwise.  It needs no fcntl for the
- * status flags: an O_RDONLY or O_PATH descriptor fails the append (EBADF),
- * O_DIRECT fails it where the end of file or the length is unaligned
- * (EINVAL), both with nothing written, and O_APPEND appends as it does.  A
- * failed append, or a look after it that shows another writer at work,
- * hands the call to the engine, which starts from a look of its own and
- * gives the kernel's errors in the kernel's order. */
+ * status flags: an O_RDONLY or O_PATH descriptor fails the append (EBADF)
+ * with nothing written, O_DIRECT fails it where the filesystem wants the
+ * end of file or the length aligned (EINVAL; btrfs writes it buffered
+ * instead), and O_APPEND appends as it does.  A failed append, or a look
+ * after it that shows another writer at work, hands the call to the engine,
+ * which starts from a look of its own and gives the kernel's errors in the
+ * kernel's order (after an append that raced another writer, a descriptor
+ * that cannot write where aimed fails only where such a write is needed:
+ * emul_choose_writer). */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "emul_job.h"
-#include "fallocate_arch.h"
 #include "mount_facts.h"
 
 #ifdef HAVE_STATX
@@ -36,16 +37,6 @@ static int quick_fs(uint32_t fs_type)
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
 }
 
-/* RLIMIT_FSIZE, by the ABI's getrlimit where its arch header names one that
- * fills 64-bit values. */
-static int fsize_limit(struct rlimit64 *lim)
-{
-#ifdef LFA_NR_getrlimit
-	if (syscall(LFA_NR_getrlimit, RLIMIT_FSIZE, lim) == 0)
-		return 0;
-#endif
-	return getrlimit64(RLIMIT_FSIZE, lim);
-}
 #endif
 
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
@@ -56,11 +47,14 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	struct rlimit64 lim;
 	uint64_t attr, mount;
 	uint32_t fs_type;
-	int64_t fs_block, end = offset + len;
+	int64_t fs_block, end;
 	ssize_t w;
 
 	if (offset < 0 || len <= 0 || len > WRITE_CHUNK || offset > INT64_MAX - len ||
-	    opt->progress || (O_LARGEFILE && end > INT32_MAX))
+	    opt->progress)
+		return -1;
+	end = offset + len;
+	if (O_LARGEFILE && end > INT32_MAX)
 		return -1;
 	rep->syscalls++;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE,
@@ -82,7 +76,7 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 		return -1;
 	/* Past the limit a write raises SIGXFSZ, or stops at it part way. */
 	rep->syscalls++;
-	if (fsize_limit(&lim) != 0 ||
+	if (getrlimit64(RLIMIT_FSIZE, &lim) != 0 ||
 	    (lim.rlim_cur != RLIM64_INFINITY && (uint64_t)end > lim.rlim_cur))
 		return -1;
 	rep->syscalls++;

@@ -427,18 +427,30 @@ static uint64_t id_in_the_same_slot(uint64_t id)
 
 /* A mount's filesystem is asked once, then remembered until another mount
  * takes its slot; without a unique id (0), it is asked every time. */
+/* Two descriptors on filesystems of different types wherever the tests run
+ * ($TMPDIR may be tmpfs): a scratch file and a pipe (pipefs). */
+static void two_filesystems(int *disk, int *other, const char *name)
+{
+	int p[2];
+
+	*disk = open(scratch_path(name), O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(*disk, 0);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[1]);
+	*other = p[0];
+	ck_assert_uint_ne(fs_type_of(*disk), fs_type_of(*other));
+}
+
 START_TEST(mount_facts_remembered_by_unique_id)
 {
-	int disk = open(scratch_path("facts"), O_RDWR | O_CREAT, 0600);
-	int mem = memfd_create("lfa-facts", MFD_CLOEXEC);
+	int disk, mem;
 	uint64_t a = 1001, b = id_in_the_same_slot(a);
 	unsigned syscalls;
 	uint32_t type;
 	int64_t block;
 	int i;
 
-	ck_assert(disk >= 0 && mem >= 0);
-	ck_assert_uint_ne(fs_type_of(disk), fs_type_of(mem));
+	two_filesystems(&disk, &mem, "facts");
 	for (i = 0; i < 2; i++) {
 		syscalls = 0;
 		ck_assert_int_eq(lfa_mount_facts(disk, a, &type, &block, &syscalls), 0);
@@ -470,6 +482,7 @@ struct facts_racer {
 	uint64_t id;
 	uint32_t want;
 	long wrong, asked;
+	int *ready;
 };
 
 static void *race_facts(void *arg)
@@ -480,7 +493,12 @@ static void *race_facts(void *arg)
 	int64_t block;
 	int i;
 
-	for (i = 0; i < 200000; i++) {
+	/* Both at once: a spin, not a barrier, whose sleeping thread a VM
+	 * may wake only after the other's loop has ended. */
+	__atomic_add_fetch(r->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(r->ready, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
+	for (i = 0; i < 400000; i++) {
 		if (lfa_mount_facts(r->fd, r->id, &type, &block, &syscalls) != 0 || type != r->want)
 			r->wrong++;
 	}
@@ -494,16 +512,15 @@ START_TEST(mount_facts_never_mixed_between_threads)
 {
 	struct facts_racer r[2];
 	pthread_t t[2];
-	int i;
+	int i, ready = 0;
 
-	r[0].fd = open(scratch_path("facts-race"), O_RDWR | O_CREAT, 0600);
-	r[1].fd = memfd_create("lfa-facts", MFD_CLOEXEC);
+	two_filesystems(&r[0].fd, &r[1].fd, "facts-race");
 	r[0].id = 2002;
 	r[1].id = id_in_the_same_slot(2002);
 	for (i = 0; i < 2; i++) {
-		ck_assert_int_ge(r[i].fd, 0);
 		r[i].want = fs_type_of(r[i].fd);
 		r[i].wrong = 0;
+		r[i].ready = &ready;
 		ck_assert_int_eq(pthread_create(&t[i], NULL, race_facts, &r[i]), 0);
 	}
 	for (i = 0; i < 2; i++) {
@@ -512,7 +529,7 @@ START_TEST(mount_facts_never_mixed_between_threads)
 			      i, r[i].wrong);
 		close(r[i].fd);
 	}
-	fprintf(stderr, "# mount facts: fstatfs %ld and %ld times in 2 x 200000 lookups\n",
+	fprintf(stderr, "# mount facts: fstatfs %ld and %ld times in 2 x 400000 lookups\n",
 		r[0].asked, r[1].asked);
 }
 END_TEST

@@ -4,6 +4,3 @@
 #define LFA_NR_fallocate 285
 #define LFA_ARG64(v) (long)(v)
 #define LFA_NR_cachestat 451
-/* getrlimit fills 64-bit values here, as prlimit64 does, without its
- * lookup of a process by id. */
-#define LFA_NR_getrlimit 97
