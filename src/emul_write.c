@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "emul_job.h"
+#include "fallocate_arch.h"
 #include "job_fds.h"
 
 /* Zeros go out from one page-aligned buffer in .bss, never written, so it
@@ -25,7 +27,28 @@ static unsigned char zeros[ZERO_BUF_SIZE] __attribute__((aligned(4096)));
 #define RWF_NOAPPEND 0x20 /* Linux 6.9 */
 #endif
 
-#ifdef HAVE_PWRITEV64V2 /* not in musl, whose pwritev2 these builds leave alone */
+/* pwritev2, whose flags put a write where it must land: the C library's,
+ * or the syscall itself where the C library has no wrapper (musl 1.2.3). */
+#if defined(HAVE_PWRITEV64V2)
+#define HAVE_WRITE_V2 1
+static ssize_t write_v2(int fd, const struct iovec *iov, int cnt, int64_t off, int flags)
+{
+	return pwritev64v2(fd, iov, cnt, off, flags);
+}
+#elif defined(SYS_pwritev2)
+#define HAVE_WRITE_V2 1
+#ifndef LFA_PWRITEV2_POS
+/* The kernel's generic entry takes the offset as two longs, low then high,
+ * and shifts the high one out where a long holds it all (pos_from_hilo). */
+#define LFA_PWRITEV2_POS(v) (unsigned long)(uint64_t)(v), (unsigned long)((uint64_t)(v) >> 16 >> 16)
+#endif
+static ssize_t write_v2(int fd, const struct iovec *iov, int cnt, int64_t off, int flags)
+{
+	return syscall(SYS_pwritev2, fd, iov, cnt, LFA_PWRITEV2_POS(off), flags);
+}
+#endif
+
+#ifdef HAVE_WRITE_V2
 /* A kernel without a pwritev2 flag answers EOPNOTSUPP (ENOSYS before
  * pwritev2, which glibc turns into EOPNOTSUPP for flags): it stays so for
  * the process, so each is asked once.  Plain stores: a lost update only
@@ -70,7 +93,7 @@ static int fill_iov(struct iovec *iov, int64_t n)
  * keeps it positional where the kernel has it (not through every layer:
  * FACTS.md 3); the check before success sees the hole where SEEK_HOLE is
  * believed. */
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 /* pwritev2 with flags, and RWF_DONTCACHE where the page-cache window wants
  * it: a kernel or filesystem that refuses that flag gets the write again
  * without it, and no more of it in this call. */
@@ -78,12 +101,12 @@ static ssize_t write_with(struct emul_job *j, int fd, const struct iovec *iov, i
 			  int64_t off, int flags)
 {
 	int extra = emul_cache_rwf(j);
-	ssize_t w = pwritev64v2(fd, iov, cnt, off, flags | extra);
+	ssize_t w = write_v2(fd, iov, cnt, off, flags | extra);
 
 	if (w < 0 && extra && (flag_refused(errno) || errno == EINVAL)) {
 		emul_cache_rwf_refused(j);
 		j->rep->syscalls++;
-		w = pwritev64v2(fd, iov, cnt, off, flags);
+		w = write_v2(fd, iov, cnt, off, flags);
 	}
 	return w;
 }
@@ -92,7 +115,7 @@ static ssize_t write_with(struct emul_job *j, int fd, const struct iovec *iov, i
 static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
 			  int64_t off)
 {
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 	if (fd == j->fd && !__atomic_load_n(&kernel_lacks_noappend, __ATOMIC_RELAXED)) {
 		ssize_t w = write_with(j, fd, iov, cnt, off, RWF_NOAPPEND);
 
@@ -239,7 +262,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	return 0;
 }
 
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 /* Whether RWF_APPEND was refused as unknown, or by a sandbox (EPERM,
  * EACCES); records the first. */
 static int append_refused(int err)
@@ -252,7 +275,7 @@ static int append_refused(int err)
 
 ssize_t emul_append_zeros(int fd, int64_t n)
 {
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
 	ssize_t w;
 
@@ -262,7 +285,7 @@ ssize_t emul_append_zeros(int fd, int64_t n)
 	}
 	/* The offset is ignored with RWF_APPEND, but must not be -1, which
 	 * would move the file offset the caller shares with us. */
-	w = pwritev64v2(fd, iov, fill_iov(iov, n), 0, RWF_APPEND);
+	w = write_v2(fd, iov, fill_iov(iov, n), 0, RWF_APPEND);
 	if (w < 0)
 		(void)append_refused(errno);
 	return w;
@@ -275,7 +298,7 @@ ssize_t emul_append_zeros(int fd, int64_t n)
 
 void emul_forget_kernel_answers(void)
 {
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 	__atomic_store_n(&kernel_lacks_append, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&kernel_lacks_noappend, 0, __ATOMIC_RELAXED);
 #endif
@@ -287,7 +310,7 @@ void emul_forget_kernel_answers(void)
  * smaller of k and this piece, and only ever past the end of file. */
 int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 {
-#ifdef HAVE_PWRITEV64V2
+#ifdef HAVE_WRITE_V2
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
 	int fd = j->writer == WRITE_PRIVATE ? j->priv : j->fd;
 	int cnt, err;

@@ -6,3 +6,5 @@
 #define LFA_NR_fallocate (0x40000000 + 285)
 #define LFA_ARG64(v) (long long)(v)
 #define LFA_NR_cachestat (0x40000000 + 451)
+/* pwritev2's x32 entry takes the offset in one register, not as two longs. */
+#define LFA_PWRITEV2_POS(v) (long long)(v)
