@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ struct side {
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id;
 	int64_t size, chunk;
-	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite;
+	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite, threaded;
 };
 
 static const char *argv0 = "lfa-bench";
@@ -562,6 +563,8 @@ static void usage(int status)
 	       "  --chunk N        sparse: size of each data and hole chunk; extend: of each\n"
 	       "                   step (default 1M)\n"
 	       "  --pwrite         extend: a third side, a bare pwrite of each step's zeros\n"
+	       "  --threaded       start a thread first (and join it), as most programs that\n"
+	       "                   allocate have: ours then works on a dup of the descriptor\n"
 	       "  --dd             a third side, dd: new: writing as many zeros; rewrite:\n"
 	       "                   reading the file back\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
@@ -586,6 +589,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "dsync", no_argument, 0, 'S' },       { "only", required_argument, 0, 'o' },
 		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
 		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
+		{ "threaded", no_argument, 0, 'T' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -612,6 +616,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'i': c->id = optarg; break;
 		case 'v': c->verbose = 1; break;
 		case 'P': c->with_pwrite = 1; break;
+		case 'T': c->threaded = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -626,6 +631,11 @@ static void parse_args(int argc, char **argv, struct config *c)
 		c->id = c->scenario;
 }
 
+static void *idle_thread(void *arg)
+{
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	struct side sides[4];
@@ -637,6 +647,12 @@ int main(int argc, char **argv)
 	argv0 = argv[0];
 	parse_args(argc, argv, &c);
 	round = scenario_round(c.scenario);
+	if (c.threaded) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, idle_thread, NULL) != 0 || pthread_join(t, NULL) != 0)
+			die("--threaded: no thread");
+	}
 	/* The library reads its settings once, at its first call: none may
 	 * reach it, so that it runs as users get it. */
 	unsetenv("LIBFALLOCATE_EMULATION");

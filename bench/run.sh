@@ -271,6 +271,10 @@ if wanted 10; then
 		[ $can_force = yes ] && forced "10-extend-$step" "$disk" "$forced_fs" --scenario extend \
 			--chunk "$step" --calls 20000 --reps 7 --pwrite
 	done
+	# The same 4 KiB step in a process that has started a thread: ours
+	# works on a dup of the caller's descriptor there (two syscalls more).
+	[ $can_force = yes ] && forced "10-extend-4K-threads" "$disk" "$forced_fs" --scenario extend \
+		--chunk 4K --calls 20000 --reps 7 --threaded
 fi
 
 log "done; writing the report"
