@@ -5,7 +5,8 @@
  * fits in one write (a log, a download or a database file grown step by
  * step).  It costs what glibc's emulation costs, four syscalls: a look
  * (statx: type, size, attributes, mount), RLIMIT_FSIZE, one append of
- * zeros, and a look at where it landed.
+ * zeros, and a look at where it landed; and fstatfs once per mount (per
+ * call before Linux 6.8, whose statx names mounts by reusable ids only).
  *
  * It only ever succeeds or declines, and declines before writing whatever
  * the whole engine would refuse or do otherwise.  It needs no fcntl for the
@@ -36,7 +37,6 @@ static int quick_fs(uint32_t fs_type)
 {
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
 }
-
 #endif
 
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
