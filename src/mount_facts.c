@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* A mount's filesystem never changes, so what fstatfs said of it can be
- * remembered, under a key its caller makes from statx (quick_extend.c
- * says which mounts have one, and how far it trusts it).
+ * remembered, keyed by the id statx gives it with STATX_MNT_ID_UNIQUE
+ * (Linux 6.8), which no other mount ever gets in the same boot.  The older
+ * id (STATX_MNT_ID) is reused by the next mount: a file on a freshly
+ * formatted xfs would pass for the ext4 once mounted there, so without the
+ * unique id nothing is remembered.
  *
  * A few slots, each with a sequence number that is odd while it is being
  * written: a reader that sees it odd or changed counts a miss, a writer
@@ -86,19 +89,19 @@ __attribute__((constructor)) static void register_fork_handler(void)
 	pthread_atfork(NULL, NULL, clear_unfinished_in_child);
 }
 
-int lfa_mount_facts(int fd, uint64_t mount_key, uint32_t *fs_type, int64_t *fs_block,
+int lfa_mount_facts(int fd, uint64_t unique_mount, uint32_t *fs_type, int64_t *fs_block,
 		    unsigned *syscalls)
 {
 	struct statfs64 sf;
 
-	if (mount_key && recall(mount_key, fs_type, fs_block))
+	if (unique_mount && recall(unique_mount, fs_type, fs_block))
 		return 0;
 	++*syscalls;
 	if (fstatfs64(fd, &sf) != 0)
 		return -1;
 	*fs_type = (uint32_t)sf.f_type;
 	*fs_block = (int64_t)sf.f_bsize;
-	if (mount_key)
-		remember(mount_key, *fs_type, *fs_block);
+	if (unique_mount)
+		remember(unique_mount, *fs_type, *fs_block);
 	return 0;
 }

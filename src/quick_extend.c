@@ -5,8 +5,8 @@
  * fits in one write (a log, a download or a database file grown step by
  * step).  It costs what glibc's emulation costs, four syscalls: a look
  * (statx: type, size, attributes, mount), RLIMIT_FSIZE, one append of
- * zeros, and a look at where it landed; and fstatfs once per mount
- * (mount_key).
+ * zeros, and a look at where it landed; and fstatfs once per mount (per
+ * call before Linux 6.8, whose statx names mounts by reusable ids only).
  *
  * It only ever succeeds or declines, and declines before writing whatever
  * the whole engine would refuse or do otherwise.  It needs no fcntl for the
@@ -29,10 +29,6 @@
 #include "emul_job.h"
 #include "mount_facts.h"
 
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID 0x1000u /* Linux 5.8; older headers lack it */
-#endif
-
 #ifdef HAVE_STATX
 /* Filesystems whose appends land where their size says, with a known
  * maximum file size: not layers or servers, which may place an append by a
@@ -40,37 +36,6 @@
 static int quick_fs(uint32_t fs_type)
 {
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
-}
-
-/* What the mount's filesystem is remembered by: Linux 6.8's unique mount
- * id, which no other mount gets in the same boot.  Before, the mount id is
- * the lowest free one, taken again by the next mount: it serves only with
- * the device and the attributes the filesystem supports beside it, and only
- * for block devices (pseudo-filesystems, tmpfs, btrfs, FUSE and network
- * filesystems have anonymous ones and are asked every time).  A device
- * reformatted under a running process and mounted again with the same id
- * could then pass for the filesystem it held before: *reusable says so,
- * and the range is held below the smallest maximum of every filesystem the
- * quick path takes, so that the worst is a refusal after a write. */
-static uint64_t mount_key(const struct statx *sx, int *reusable)
-{
-	*reusable = 0;
-#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
-	if (sx->stx_mask & LFA_STATX_MNT_ID_UNIQUE)
-		return sx->stx_mnt_id;
-	if ((sx->stx_mask & STATX_MNT_ID) && sx->stx_dev_major != 0) {
-		uint64_t k = sx->stx_mnt_id;
-
-		*reusable = 1;
-		k = (k ^ ((uint64_t)sx->stx_dev_major << 32 | sx->stx_dev_minor)) *
-		    0xBF58476D1CE4E5B9ull;
-		k = (k ^ (k >> 31) ^ sx->stx_attributes_mask) * 0x94D049BB133111EBull;
-		return (k ^ (k >> 29)) | (uint64_t)1 << 63; /* never a unique id */
-	}
-#else
-	(void)sx;
-#endif
-	return 0;
 }
 #endif
 
@@ -80,10 +45,9 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 #ifdef HAVE_STATX
 	struct statx sx;
 	struct rlimit64 lim;
-	uint64_t attr;
+	uint64_t attr, mount;
 	uint32_t fs_type;
-	int64_t fs_block, end, bound;
-	int reusable;
+	int64_t fs_block, end;
 	ssize_t w;
 
 	if (offset < 0 || len <= 0 || len > WRITE_CHUNK || offset > INT64_MAX - len ||
@@ -93,20 +57,20 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	if (O_LARGEFILE && end > INT32_MAX)
 		return -1;
 	rep->syscalls++;
-	if (statx(fd, "", AT_EMPTY_PATH,
-		  STATX_TYPE | STATX_SIZE | STATX_MNT_ID | LFA_STATX_MNT_ID_UNIQUE, &sx) != 0)
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE,
+		  &sx) != 0)
 		return -1;
 	attr = sx.stx_attributes & sx.stx_attributes_mask;
 	if (!S_ISREG(sx.stx_mode) || (int64_t)sx.stx_size != offset ||
 	    (attr & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
 		return -1;
-	if (lfa_mount_facts(fd, mount_key(&sx, &reusable), &fs_type, &fs_block,
-			    &rep->syscalls) != 0 || !quick_fs(fs_type))
-		return -1;
-	bound = emul_end_always_allowed(fs_type, fs_block);
-	if (reusable)
-		bound = emul_min(bound, emul_end_always_allowed(FS_EXT, 1024));
-	if (end > bound)
+#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
+	mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
+#else
+	mount = 0;
+#endif
+	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
+	    !quick_fs(fs_type) || end > emul_end_always_allowed(fs_type, fs_block))
 		return -1;
 	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
 		return -1;

@@ -24,7 +24,6 @@
 #include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -167,17 +166,11 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	return r;
 }
 
-/* A kernel before 6.8, as statx shows it: mount ids that the next mount
- * takes again, no unique ones. */
-static int reusable_mount_ids;
-
 int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 {
 	int r;
 
 	hook_point("statx", 0);
-	if (reusable_mount_ids && hk.active)
-		mask &= ~0x4000u;
 	r = REAL(statx)(fd, path, flags, mask, sx);
 
 	hook_point("statx", 1);
@@ -301,7 +294,6 @@ static void hook_reset(void)
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
 	fake_fs_type = 0;
 	fstatfs_calls = 0;
-	reusable_mount_ids = 0;
 	/* What an earlier test's play kernel refused is not this one's kernel
 	 * (the tests share one process under CK_FORK=no, as under valgrind). */
 	emul_forget_kernel_answers();
@@ -1775,59 +1767,6 @@ START_TEST(quick_step_makes_glibcs_syscalls)
 }
 END_TEST
 
-/* Before Linux 6.8 a mount id is taken again by the next mount.  It still
- * names the mount beside a block device's number and the attributes the
- * filesystem supports: remembered there, with the range held below the
- * smallest maximum of the filesystems the quick path takes (16 GiB), so
- * that a device reformatted under a running process costs at most a
- * refusal after a write.  Anonymous devices (tmpfs, btrfs, pseudo-files,
- * FUSE) are asked every time. */
-START_TEST(quick_step_with_reusable_mount_ids)
-{
-	const char *p = fresh("quick-reusable");
-	struct lfa_job_report rep;
-	struct stat st;
-	int fd, mem, dup, i;
-
-	if (!quick_here("quick_step_with_reusable_mount_ids") || real_refuses(0x10))
-		return;
-	dup = process_single_threaded() ? 0 : 2;
-	write_pattern_at(p, 0, 1000, 27);
-	fd = open(p, O_RDWR);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	for (i = 0; i < 2; i++) {
-		hook_reset();
-		reusable_mount_ids = 1;
-		ck_assert_int_eq(job(fd, 1000 + i * 4096, 4096, &rep, NULL), 0);
-		if (i == 1)
-			ck_assert_int_eq(rep.syscalls, (major(st.st_dev) ? 4 : 5) + dup);
-	}
-	/* Past 16 GiB the engine takes the step (it asks fstatfs itself). */
-	ck_assert_int_eq(ftruncate(fd, 16 * KiB * MiB), 0);
-	hook_reset();
-	reusable_mount_ids = 1;
-	ck_assert_int_eq(job(fd, 16 * KiB * MiB, 4096, &rep, NULL), 0);
-	ck_assert_int_gt(rep.syscalls, 5 + dup);
-	/* With the unique id the same step is quick (its first look at the
-	 * mount under that key asks fstatfs). */
-	hook_reset();
-	ck_assert_int_eq(job(fd, 16 * KiB * MiB + 4096, 4096, &rep, NULL), 0);
-	ck_assert_int_le(rep.syscalls, 5 + dup);
-	close(fd);
-	/* A memfd (tmpfs, an anonymous device): its filesystem is asked by
-	 * the quick path and by the engine at each call, never remembered. */
-	mem = memfd_create("lfa-reusable", MFD_CLOEXEC);
-	ck_assert_int_ge(mem, 0);
-	for (i = 0; i < 2; i++) {
-		hook_reset();
-		reusable_mount_ids = 1;
-		ck_assert_int_eq(job(mem, i * 4096, 4096, &rep, NULL), 0);
-		ck_assert_int_eq(fstatfs_calls, 2);
-	}
-	close(mem);
-}
-END_TEST
-
 static int write_far_past_the_end(void)
 {
 	ck_assert_int_eq(pwrite(other_fd, "WWWWWWWWWW", 10, 64 * KiB), 10);
@@ -2124,7 +2063,6 @@ int main(void)
 	tcase_add_test(tc, fiemap_failures_fall_back);
 	tcase_add_test(tc, quick_step_makes_glibcs_syscalls);
 	tcase_add_test(tc, quick_step_raced_by_another_writer);
-	tcase_add_test(tc, quick_step_with_reusable_mount_ids);
 	tcase_add_test(tc, quick_step_past_rlimit_writes_nothing);
 	tcase_add_test(tc, quick_step_without_write_access);
 	tcase_add_test(tc, quick_step_raced_then_nothing_to_aim);
