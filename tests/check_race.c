@@ -166,11 +166,17 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	return r;
 }
 
+/* A kernel before 6.8, as statx shows it: mount ids that the next mount
+ * takes again, no unique ones. */
+static int reusable_mount_ids;
+
 int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 {
 	int r;
 
 	hook_point("statx", 0);
+	if (reusable_mount_ids && hk.active)
+		mask &= ~0x4000u;
 	r = REAL(statx)(fd, path, flags, mask, sx);
 
 	hook_point("statx", 1);
@@ -294,6 +300,7 @@ static void hook_reset(void)
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
 	fake_fs_type = 0;
 	fstatfs_calls = 0;
+	reusable_mount_ids = 0;
 	/* What an earlier test's play kernel refused is not this one's kernel
 	 * (the tests share one process under CK_FORK=no, as under valgrind). */
 	emul_forget_kernel_answers();
@@ -1767,6 +1774,33 @@ START_TEST(quick_step_makes_glibcs_syscalls)
 }
 END_TEST
 
+/* Before Linux 6.8 a mount id is taken again by the next mount, a device
+ * number too (loop, device-mapper, USB), and the attributes a filesystem
+ * supports do not tell f2fs from ext4 or hfsplus from xfs: nothing is
+ * remembered there, and each quick step asks fstatfs, one syscall more
+ * than glibc's. */
+START_TEST(nothing_remembered_without_unique_mount_ids)
+{
+	const char *p = fresh("quick-reusable");
+	struct lfa_job_report rep;
+	int fd, dup, i;
+
+	if (!quick_here("nothing_remembered_without_unique_mount_ids") || real_refuses(0x10))
+		return;
+	dup = process_single_threaded() ? 0 : 2;
+	write_pattern_at(p, 0, 1000, 27);
+	fd = open(p, O_RDWR);
+	for (i = 0; i < 3; i++) {
+		hook_reset();
+		reusable_mount_ids = 1;
+		ck_assert_int_eq(job(fd, 1000 + i * 4096, 4096, &rep, NULL), 0);
+		ck_assert_int_eq(fstatfs_calls, 1);
+		ck_assert_int_eq(rep.syscalls, 5 + dup);
+	}
+	close(fd);
+}
+END_TEST
+
 static int write_far_past_the_end(void)
 {
 	ck_assert_int_eq(pwrite(other_fd, "WWWWWWWWWW", 10, 64 * KiB), 10);
@@ -2063,6 +2097,7 @@ int main(void)
 	tcase_add_test(tc, fiemap_failures_fall_back);
 	tcase_add_test(tc, quick_step_makes_glibcs_syscalls);
 	tcase_add_test(tc, quick_step_raced_by_another_writer);
+	tcase_add_test(tc, nothing_remembered_without_unique_mount_ids);
 	tcase_add_test(tc, quick_step_past_rlimit_writes_nothing);
 	tcase_add_test(tc, quick_step_without_write_access);
 	tcase_add_test(tc, quick_step_raced_then_nothing_to_aim);
