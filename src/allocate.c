@@ -64,7 +64,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
-	int saved_errno, bound, bound_slot, err;
+	int saved_errno, bound, bound_slot, looked, err;
 
 	memset(rep, 0, sizeof *rep);
 	/* The common case, the kernel allocating, costs the syscall and no more
@@ -96,10 +96,14 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 			goto restore;
 		}
 	}
+	looked = 0;
 	if (lfa_past_max_end(offset, len, max_end) ||
-	    (err = lfa_extend_quickly(bound >= 0 ? bound : fd, offset, len, opt, rep)) != 0) {
-		rep->syscalls += 2; /* fcntl and statx */
-		err = lfa_check_target(bound >= 0 ? bound : fd, offset, len, max_end, &target);
+	    (err = lfa_extend_quickly(bound >= 0 ? bound : fd, offset, len, opt, rep, &target,
+				      &looked)) != 0) {
+		/* fcntl, and statx unless the quick path's look serves */
+		rep->syscalls += looked ? 1 : 2;
+		err = lfa_check_target(bound >= 0 ? bound : fd, offset, len, max_end, &target,
+				       looked);
 		if (!err)
 			err = lfa_emulate(bound >= 0 ? bound : fd, offset, len, &target, opt, rep);
 	}

@@ -9,25 +9,31 @@
 #include <sys/sysmacros.h>
 
 #include "emulate.h"
+#include "mount_facts.h"
 
-/* The file's type, size and identity, and whether it is immutable: statx
- * tells all in one call where the C library has it. */
-static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
+/* The file's type, size, identity and mount, and whether it is immutable:
+ * statx tells all in one call where the C library has it. */
+int lfa_look_at_target(int fd, struct lfa_target *t)
 {
 #ifdef HAVE_STATX
 	struct statx sx;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS,
-		  &sx) == 0) {
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS |
+		  LFA_STATX_MNT_ID_UNIQUE, &sx) == 0) {
 		uint64_t attr = sx.stx_attributes_mask & sx.stx_attributes;
 
-		*mode = sx.stx_mode;
+		t->mode = sx.stx_mode;
 		t->size = (int64_t)sx.stx_size;
 		t->blocks = (int64_t)sx.stx_blocks;
 		t->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 		t->ino = sx.stx_ino;
-		*immutable = !!(attr & STATX_ATTR_IMMUTABLE);
+		t->immutable = !!(attr & STATX_ATTR_IMMUTABLE);
 		t->append_only = !!(attr & STATX_ATTR_APPEND);
+#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
+		t->mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
+#else
+		t->mount = 0;
+#endif
 		return 0;
 	}
 	if (errno != ENOSYS)
@@ -38,15 +44,16 @@ static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
 
 		if (fstat64(fd, &st) != 0)
 			return errno;
-		*mode = st.st_mode;
+		t->mode = st.st_mode;
 		t->size = st.st_size;
 		t->blocks = st.st_blocks;
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
-		*immutable = 0; /* the writes will meet it */
+		t->immutable = 0; /* the writes will meet it */
 		/* An append-only file opened for writing has O_APPEND, which the
 		 * writer honours; what it cannot do is fill a hole inside. */
 		t->append_only = 0;
+		t->mount = 0;
 		return 0;
 	}
 }
@@ -54,10 +61,10 @@ static int describe(int fd, mode_t *mode, struct lfa_target *t, int *immutable)
 /* The order is vfs_fallocate's: callers compare error numbers, so the
  * emulation must fail exactly where the kernel would have. */
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
-		     struct lfa_target *t)
+		     struct lfa_target *t, int looked)
 {
 	int flags = fcntl(fd, F_GETFL);
-	int immutable, err;
+	int err;
 	mode_t mode;
 
 	if (flags < 0 || (flags & O_PATH))
@@ -66,11 +73,12 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
 		return EINVAL;
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return EBADF;
-	if ((err = describe(fd, &mode, t, &immutable)) != 0)
+	if (!looked && (err = lfa_look_at_target(fd, t)) != 0)
 		return err;
+	mode = t->mode;
 	/* (An active swapfile, ETXTBSY to the kernel, cannot be seen from
 	 * here; any write to it, even of nothing, fails with ETXTBSY.) */
-	if (immutable)
+	if (t->immutable)
 		return EPERM;
 	if (S_ISFIFO(mode))
 		return ESPIPE;

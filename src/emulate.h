@@ -45,16 +45,24 @@ static inline int lfa_past_max_end(int64_t offset, int64_t len, int64_t max_end)
 /* The facts about a descriptor that the kernel checks, in its order. */
 struct lfa_target {
 	int flags;         /* fcntl(F_GETFL) */
+	unsigned mode;     /* the file's type and permissions */
+	int immutable;     /* chattr +i (where statx tells) */
 	int append_only;   /* chattr +a: only appends can change it */
 	int64_t size;      /* when checked: stale as soon as it is read */
 	int64_t blocks;    /* st_blocks, in 512-byte units */
 	uint64_t dev, ino; /* which file: a reopened descriptor must match */
+	uint64_t mount;    /* statx's unique mount id (Linux 6.8), or 0 */
 };
 
+/* One look at the file (statx, or fstat without it) filling all but
+ * flags.  Returns 0 or an error number. */
+int lfa_look_at_target(int fd, struct lfa_target *t) LFA_HIDDEN;
+
 /* Returns 0 or the error fallocate(2) would give; max_end is the largest
- * offset+len the caller's off_t can express. */
+ * offset+len the caller's off_t can express.  looked: t already holds
+ * lfa_look_at_target's answer, taken before anything was written. */
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
-		     struct lfa_target *t) LFA_HIDDEN;
+		     struct lfa_target *t, int looked) LFA_HIDDEN;
 
 /* The zero-writing engine: allocates [offset, offset+len) of fd, a
  * descriptor of the library's own for the caller's file, without the
@@ -64,10 +72,11 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 
 /* A range starting at the end of a regular file on a local disk, small
  * enough for one write, allocated in glibc's number of syscalls.  Returns 0
- * when done, -1 when the call is the engine's (after zeros or not: the
- * engine starts from a look of its own). */
+ * when done, -1 when the call is the engine's; *looked then says whether t
+ * holds the look it took with nothing written since, for
+ * lfa_check_target. */
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
-		       struct lfa_job_report *rep) LFA_HIDDEN;
+		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the

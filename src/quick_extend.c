@@ -5,20 +5,21 @@
  * fits in one write (a log, a download or a database file grown step by
  * step).  It costs what glibc's emulation costs, four syscalls: a look
  * (statx: type, size, attributes, mount), RLIMIT_FSIZE, one append of
- * zeros, and a look at where it landed; and fstatfs once per mount (per
- * call before Linux 6.8, whose statx names mounts by reusable ids only).
+ * zeros, and a look (fstat) at where it landed; and fstatfs once per mount
+ * (per call before Linux 6.8, whose statx names mounts by reusable ids
+ * only, and where the C library has no statx).
  *
  * It only ever succeeds or declines, and declines before writing whatever
  * the whole engine would refuse or do otherwise.  It needs no fcntl for the
  * status flags: an O_RDONLY or O_PATH descriptor fails the append (EBADF)
  * with nothing written, O_DIRECT fails it where the filesystem wants the
  * end of file or the length aligned (EINVAL; btrfs writes it buffered
- * instead), and O_APPEND appends as it does.  A failed append, or a look
- * after it that shows another writer at work, hands the call to the engine,
- * which starts from a look of its own and gives the kernel's errors in the
- * kernel's order (after an append that raced another writer, a descriptor
- * that cannot write where aimed fails only where such a write is needed:
- * emul_choose_writer). */
+ * instead), and O_APPEND appends as it does.  Declined, the call goes to
+ * the engine, which gives the kernel's errors in the kernel's order: from
+ * this path's look where nothing was written since (no statx twice), or
+ * from a look of its own after a failed append or a look after it that
+ * shows another writer at work (a descriptor that cannot write where aimed
+ * then fails only where such a write is needed: emul_choose_writer). */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -29,7 +30,6 @@
 #include "emul_job.h"
 #include "mount_facts.h"
 
-#ifdef HAVE_STATX
 /* Filesystems whose appends land where their size says, with a known
  * maximum file size: not layers or servers, which may place an append by a
  * size of their own (FACTS.md 3), not tmpfs (memfd seals), not pseudo-files. */
@@ -37,19 +37,17 @@ static int quick_fs(uint32_t fs_type)
 {
 	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
 }
-#endif
 
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
-		       struct lfa_job_report *rep)
+		       struct lfa_job_report *rep, struct lfa_target *t, int *looked)
 {
-#ifdef HAVE_STATX
-	struct statx sx;
 	struct rlimit64 lim;
-	uint64_t attr, mount;
+	struct stat64 st;
 	uint32_t fs_type;
 	int64_t fs_block, end;
 	ssize_t w;
 
+	*looked = 0;
 	if (offset < 0 || len <= 0 || len > WRITE_CHUNK || offset > INT64_MAX - len ||
 	    opt->progress)
 		return -1;
@@ -57,19 +55,12 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	if (O_LARGEFILE && end > INT32_MAX)
 		return -1;
 	rep->syscalls++;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE,
-		  &sx) != 0)
+	if (lfa_look_at_target(fd, t) != 0)
 		return -1;
-	attr = sx.stx_attributes & sx.stx_attributes_mask;
-	if (!S_ISREG(sx.stx_mode) || (int64_t)sx.stx_size != offset ||
-	    (attr & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)))
+	*looked = 1;
+	if (!S_ISREG(t->mode) || t->size != offset || t->immutable || t->append_only)
 		return -1;
-#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
-	mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
-#else
-	mount = 0;
-#endif
-	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
+	if (lfa_mount_facts(fd, t->mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
 	    !quick_fs(fs_type) || end > emul_end_always_allowed(fs_type, fs_block))
 		return -1;
 	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
@@ -83,20 +74,16 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	w = emul_append_zeros(fd, len);
 	if (w <= 0)
 		return -1;
+	*looked = 0; /* the look is stale now: the engine takes its own */
 	rep->bytes_written += (uint64_t)w;
 	/* Where they landed: right at the range, or another writer changed
 	 * the file between the looks (an append of its own before ours, a
 	 * write past the end leaving a hole below ours, a truncation), and
 	 * the engine looks at the range again. */
 	rep->syscalls++;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &sx) != 0 || w != len ||
-	    (int64_t)sx.stx_size != end)
+	if (fstat64(fd, &st) != 0 || w != len || st.st_size != end)
 		return -1;
 	rep->emulated = 1;
 	rep->copy_on_write = emul_copy_on_write_fs(fs_type);
 	return 0;
-#else
-	(void)fd, (void)offset, (void)len, (void)opt, (void)rep;
-	return -1;
-#endif
 }
