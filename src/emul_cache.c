@@ -148,7 +148,8 @@ static void drop_behind(struct emul_job *j, int64_t front)
 {
 	while (j->cache_count && j->cache_piece[0].started &&
 	       j->cache_piece[0].b <= front - CACHE_DROP_BEHIND) {
-		drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
+		if (!j->cache_piece[0].mixed)
+			drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
 		forget_oldest(j);
 	}
 }
@@ -254,6 +255,36 @@ void emul_cache_rwf_refused(struct emul_job *j)
 	j->cache_dontcache = 0;
 }
 
+/* Many small holes between data (a fragmented file): every piece its own
+ * hints would cost a sync_file_range and a fadvise a hole, more than the
+ * write.  Past EMUL_CACHE_PIECES the pieces become spans, so the window
+ * acts per CACHE_BATCH written, whatever the number of holes: the new
+ * piece joins the newest span if that is not yet sent to the disk, else
+ * (all are sent: they precede the unsent) the two oldest join.  A span
+ * holds the caller's data between the holes: writeback is started there
+ * too (which only writes earlier what is dirty), but nothing is dropped
+ * (its cached data stays), and the zeros go by RWF_DONTCACHE alone. */
+static void merge_pieces(struct emul_job *j, int64_t off, int64_t n)
+{
+	struct emul_cache_piece *p = &j->cache_piece[j->cache_count - 1];
+
+	if (p->started) {
+		p = &j->cache_piece[0];
+		p->a = emul_min(p->a, p[1].a);
+		p->b = emul_max(p->b, p[1].b);
+		p->mixed = 1;
+		memmove(&p[1], &p[2], (size_t)(j->cache_count - 2) * sizeof *p);
+		p = &j->cache_piece[j->cache_count - 1];
+		p->a = off;
+		p->b = off + n;
+		p->started = p->mixed = 0;
+		return;
+	}
+	p->a = emul_min(p->a, off);
+	p->b = emul_max(p->b, off + n);
+	p->mixed = 1;
+}
+
 void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 {
 	struct emul_cache_piece *last;
@@ -263,19 +294,13 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 	last = j->cache_count ? &j->cache_piece[j->cache_count - 1] : NULL;
 	if (last && !last->started && last->b == off) {
 		last->b += n;
+	} else if (j->cache_count == EMUL_CACHE_PIECES) {
+		merge_pieces(j, off, n);
 	} else {
-		if (j->cache_count == EMUL_CACHE_PIECES) {
-			/* Many small holes between data: the oldest goes early. */
-			start_writeback(j);
-			if (!j->cache_on)
-				return;
-			drop_range(j, j->cache_piece[0].a, j->cache_piece[0].b);
-			forget_oldest(j);
-		}
 		last = &j->cache_piece[j->cache_count++];
 		last->a = off;
 		last->b = off + n;
-		last->started = 0;
+		last->started = last->mixed = 0;
 	}
 	j->cache_unstarted += n;
 	if (j->cache_unstarted < CACHE_BATCH)
@@ -297,7 +322,8 @@ void emul_cache_finish(struct emul_job *j)
 		return;
 	start_writeback(j);
 	for (i = 0; i < j->cache_count && j->cache_on; i++)
-		drop_range(j, j->cache_piece[i].a, j->cache_piece[i].b);
+		if (!j->cache_piece[i].mixed)
+			drop_range(j, j->cache_piece[i].a, j->cache_piece[i].b);
 	j->cache_count = 0;
 	j->cache_on = 0;
 }

@@ -50,6 +50,7 @@ static struct {
 	int sync_failed, hints_after_failure;
 	int looks;                  /* cachestat calls */
 	int alone;                  /* the call ran in a single-threaded process */
+	unsigned syscalls;          /* the job's own count */
 } rec;
 
 
@@ -180,7 +181,7 @@ int fdatasync(int fd)
 
 static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, keep_cache };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, keep_cache, 0 };
 	struct lfa_job_report rep;
 	int err;
 
@@ -192,6 +193,7 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	rec.active = 1;
 	err = lfa_run_job("test", fd, offset, len, INT64_MAX, &opt, &rep);
 	rec.active = 0;
+	rec.syscalls = rep.syscalls;
 	return err;
 }
 
@@ -259,6 +261,42 @@ START_TEST(drops_only_its_own_pieces)
 	ck_assert_int_eq(pread(fd, back, 100, 40 * MiB + 100), 100);
 	ck_assert(!memcmp(back, data, 100));
 	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	close(fd);
+}
+END_TEST
+
+/* A fragmented file: 2,048 holes of 12 KiB, each after 4 KiB of the
+ * caller's data.  The window acts per 16 MiB written, not per hole: a
+ * handful of hints in all, about two syscalls a hole (the look at the
+ * extents, the write), and still no drop of the caller's data. */
+START_TEST(fragmented_file_hints_per_batch)
+{
+	enum { HOLES = 2048, HOLE = 12288, STEP = 16384 };
+	static unsigned char data[4096], back[4096];
+	int fd = open_fresh("fragmented"), i, hints;
+
+	memset(data, 'D', sizeof data);
+	for (i = 0; i < HOLES; i++)
+		ck_assert_int_eq(pwrite(fd, data, sizeof data, (off_t)i * STEP + HOLE),
+				 (ssize_t)sizeof data);
+	ck_assert_int_eq(job(fd, 0, (int64_t)HOLES * STEP, 0), 0);
+	hints = rec.syncs + rec.drops + rec.looks;
+	ck_assert_msg(rec.writes >= HOLES, "%d writes for %d holes", rec.writes, HOLES);
+	ck_assert_msg(hints <= 48, "%d hints (%d sync_file_range, %d fadvise, %d cachestat) "
+		      "for %d holes", hints, rec.syncs, rec.drops, rec.looks, HOLES);
+	ck_assert_msg(rec.syscalls <= 2 * HOLES + 96, "%u syscalls for %d holes", rec.syscalls,
+		      HOLES);
+	for (i = 0; i < rec.drops && i < MAX_LOG; i++)
+		ck_assert_msg(written_by_job(rec.drop[i].a, rec.drop[i].b),
+			      "dropped [%lld, %lld), which the job did not write all of",
+			      (long long)rec.drop[i].a, (long long)rec.drop[i].b);
+	ck_assert_int_eq(rec.waits + rec.errseq_on_callers_file + rec.hints_elsewhere, 0);
+	for (i = 0; i < HOLES; i++) {
+		ck_assert_int_eq(pread(fd, back, sizeof back, (off_t)i * STEP + HOLE),
+				 (ssize_t)sizeof back);
+		ck_assert(!memcmp(back, data, sizeof back));
+	}
+	ck_assert_int_eq(file_size(fd), (int64_t)HOLES * STEP);
 	close(fd);
 }
 END_TEST
@@ -395,6 +433,7 @@ int main(void)
 	}
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, drops_only_its_own_pieces);
+	tcase_add_test(tc, fragmented_file_hints_per_batch);
 	tcase_add_test(tc, failed_hint_never_fails_the_call);
 	tcase_add_test(tc, below_the_window_or_kept_no_hint);
 	tcase_add_test(tc, large_call_shows_only_modify);
