@@ -115,6 +115,9 @@ enum lfa_holes {
 /* Notes on what the emulation could promise (lfa_report.notes). */
 #define LFA_NOTE_COPY_ON_WRITE 0x1u /* btrfs, zfs, bcachefs: the zeros written
 				       reserve no space for later overwrites */
+#define LFA_NOTE_GAVE_WAY 0x2u      /* another writer cut the file again and
+				       again: 0 was answered, as if the cuts
+				       came after the call */
 
 /* Set size to sizeof(struct lfa_report) (or use LFA_REPORT_INIT); the
  * library writes only the first `size` bytes. */

@@ -38,10 +38,11 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
 	else
 		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
-	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s): "
+	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s%s): "
 		  "%s, %" PRIu64 " bytes written, %u syscalls",
 		  caller, fd, offset, len, why, map_name(rep->hole_map),
 		  rep->copy_on_write ? "; copy-on-write: zeros reserve no space" : "",
+		  rep->gave_way ? "; another writer cut the file again and again: gave way" : "",
 		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
 }
 
@@ -103,7 +104,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		/* fcntl, and statx unless the quick path's look serves */
 		rep->syscalls += looked ? 1 : 2;
 		err = lfa_check_target(bound >= 0 ? bound : fd, offset, len, max_end, &target,
-				       looked);
+				       looked, opt, rep->native_error);
 		if (!err)
 			err = lfa_emulate(bound >= 0 ? bound : fd, offset, len, &target, opt, rep);
 	}

@@ -65,6 +65,7 @@ struct emul_job {
 	struct emul_cache_piece {
 		int64_t a, b;
 		int started;
+		int mixed;      /* a span that holds the caller's data too */
 	} cache_piece[EMUL_CACHE_PIECES];
 
 	/* Loops end: consecutive EINTRs from writes, and reads that ended
@@ -85,6 +86,14 @@ struct emul_job {
 };
 
 #define EMUL_RETRIES 3
+/* Another writer cut the file below what was done more than EMUL_RETRIES
+ * times: the job stops, and the call answers 0 (emulate.c). */
+#define EMUL_GAVE_WAY (-3)
+
+/* refusals.c: the refusals that need the filesystem, in the kernel's
+ * order, before any write.  Returns 0 or an error; *decided says whether
+ * that is the call's answer (a sealed file grown without writes). */
+int emul_refusal(struct emul_job *j, int *decided) LFA_HIDDEN;
 
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;

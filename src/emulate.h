@@ -24,6 +24,9 @@ struct lfa_job_options {
 	int (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 	int keep_cache;            /* leave the zeros in the page cache */
+	/* fallocate(2)'s entry: where nothing can be emulated, the answer
+	 * the kernel gives, not glibc's posix_fallocate's (refusals.c). */
+	int kernel_answers;
 };
 
 struct lfa_job_report {
@@ -32,6 +35,7 @@ struct lfa_job_report {
 	int copy_on_write;         /* on a filesystem where zeros reserve no space */
 	enum lfa_hole_map hole_map;
 	uint64_t bytes_written;    /* zeros the emulation wrote */
+	int gave_way;              /* another writer cut the file again and again */
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
 };
 
@@ -58,11 +62,17 @@ struct lfa_target {
  * flags.  Returns 0 or an error number. */
 int lfa_look_at_target(int fd, struct lfa_target *t) LFA_HIDDEN;
 
-/* Returns 0 or the error fallocate(2) would give; max_end is the largest
- * offset+len the caller's off_t can express.  looked: t already holds
- * lfa_look_at_target's answer, taken before anything was written. */
+/* refusals.c: returns 0 or the error fallocate(2) would give; max_end is
+ * the largest offset+len the caller's off_t can express.  looked: t already
+ * holds lfa_look_at_target's answer, taken before anything was written.
+ * native_error: the kernel's answer, 0 where it was not asked. */
 int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end,
-		     struct lfa_target *t, int looked) LFA_HIDDEN;
+		     struct lfa_target *t, int looked, const struct lfa_job_options *opt,
+		     int native_error) LFA_HIDDEN;
+
+/* fallocate(2)'s answer for a mode the library does not emulate: ENOSYS
+ * becomes EOPNOTSUPP once mode 0 is emulated. */
+int lfa_other_mode_answer(int err, int emulating_mode_0) LFA_HIDDEN;
 
 /* The zero-writing engine: allocates [offset, offset+len) of fd, a
  * descriptor of the library's own for the caller's file, without the

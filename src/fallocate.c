@@ -39,12 +39,13 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 	int err;
 
 	if (mode == 0 && s.emulate_fallocate) {
-		struct lfa_job_options opt = { s.emulation, 0, 0, 0 };
+		struct lfa_job_options opt = { s.emulation, 0, 0, 0, 1 };
 		struct lfa_job_report rep;
 
 		err = lfa_run_job(caller, fd, offset, len, INT64_MAX, &opt, &rep);
 	} else {
-		err = lfa_sys_fallocate(fd, mode, offset, len);
+		err = lfa_other_mode_answer(lfa_sys_fallocate(fd, mode, offset, len),
+					    s.emulate_fallocate);
 		if (s.debug)
 			lfa_debug(fd, "%s(fd=%d, mode=%#x, offset=%" PRId64 ", len=%" PRId64 "): native: %s%s",
 				  caller, fd, (unsigned)mode, offset, len, err ? strerror(err) : "ok",

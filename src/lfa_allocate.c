@@ -96,7 +96,8 @@ static void fill_report(struct lfa_report *out, const struct lfa_job_options *jo
 				 fallback_error(r->native_error)))
 		out->reason = LFA_REASON_KERNEL;
 	out->path = out->reason != LFA_REASON_NONE ? LFA_PATH_EMULATED : LFA_PATH_NATIVE;
-	out->notes = r->copy_on_write ? LFA_NOTE_COPY_ON_WRITE : 0;
+	out->notes = (r->copy_on_write ? LFA_NOTE_COPY_ON_WRITE : 0) |
+		     (r->gave_way ? LFA_NOTE_GAVE_WAY : 0);
 	out->holes = r->hole_map == LFA_MAP_FIEMAP ? LFA_HOLES_FIEMAP :
 		     r->hole_map == LFA_MAP_SEEK ? LFA_HOLES_SEEK :
 		     r->hole_map == LFA_MAP_READ ? LFA_HOLES_READ : LFA_HOLES_NONE;
