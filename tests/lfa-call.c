@@ -3,8 +3,10 @@
 /* Calls the public entry points as a program would, for the shell tests:
  *   lfa-call [-o FLAG,...] FILE CALL...
  * where CALL is NAME:MODE:OFFSET:LEN with NAME one of posix_fallocate,
- * posix_fallocate64, fallocate, fallocate64.  Prints one line per call and
- * the final size; exits 0 when every call succeeded, 1 otherwise.  The
+ * posix_fallocate64, fallocate, fallocate64.  FILE "@pidfd" is a pidfd of
+ * the program itself, a file the kernel types in its own way.  Prints one
+ * line per call and the final size; exits 0 when every call succeeded, 1
+ * otherwise.  The
  * flags "lease" (a write lease on the file) and "nofile" (RLIMIT_NOFILE
  * right above the file's descriptor) leave the library no descriptor of
  * its own. */
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <libfallocate.h>
@@ -91,7 +94,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lfa-call [-o FLAG,...] FILE NAME:MODE:OFFSET:LEN...\n");
 		return 2;
 	}
-	fd = open(argv[1], flags, 0600);
+#ifdef SYS_pidfd_open
+	if (!strcmp(argv[1], "@pidfd"))
+		fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	else
+#endif
+		fd = open(argv[1], flags, 0600);
 	if (fd < 0) {
 		perror(argv[1]);
 		return 2;

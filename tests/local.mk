@@ -16,8 +16,9 @@ TESTS += tests/header-compile.sh tests/strace-args.sh tests/preload-python.sh \
 EXTRA_DIST += tests/header-compile.sh tests/strace-args.sh tests/preload-python.sh \
 	tests/fallback.sh tests/lib.sh tests/testutil.h
 # Files of kernel interfaces refused; odd FUSE files end (issue 18).
-TESTS += tests/pseudo-files.sh tests/fuse-odd-files.sh
-EXTRA_DIST += tests/pseudo-files.sh tests/fuse-odd-files.sh tests/fuse-oddfs.c
+TESTS += tests/pseudo-files.sh tests/fuse-odd-files.sh tests/kernel-answers.sh
+EXTRA_DIST += tests/pseudo-files.sh tests/fuse-odd-files.sh tests/fuse-oddfs.c \
+	tests/kernel-answers.sh
 
 # A small program on the public API, linked with the shared library, for the
 # shell tests; -no-install keeps libtool from wrapping it in a script.
