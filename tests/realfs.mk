@@ -65,3 +65,13 @@ tests_append_race_SOURCES = tests/append-race.c
 tests_append_race_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_append_race_LDADD = libfallocate.la -lpthread
 tests_append_race_LDFLAGS = -no-install
+
+# A file cut again and again while posix_fallocate runs (issue 25): linked
+# with the shared library, as users get posix_fallocate.
+check_PROGRAMS += tests/copytruncate
+tests_copytruncate_SOURCES = tests/copytruncate.c
+tests_copytruncate_CPPFLAGS = $(REALFS_CPPFLAGS)
+tests_copytruncate_LDADD = libfallocate.la -lpthread
+tests_copytruncate_LDFLAGS = -no-install
+TESTS += tests/copytruncate.sh
+EXTRA_DIST += tests/copytruncate.sh
