@@ -47,9 +47,15 @@ static int seek_reliable(struct emul_job *j)
 }
 
 /* Extents asked for at once: the look right before a write needs only the
- * extents from pos to the first hole, and a file with more pieces than this
- * before it takes one more look, never the heap. */
+ * extents from pos to the first hole and the one after it, and a file with
+ * more pieces than this before it takes one more look, never the heap.
+ * The kernel maps as many extents as asked for, so the look after each
+ * write asks FIEMAP_FIRST_ASK, and each look that ran out before a hole
+ * asks four times as many, up to FIEMAP_EXTENTS: on a fragmented ext3 file
+ * (1 KiB holes between 1 KiB data blocks) asking 32 each time took twice
+ * as long as asking 4. */
 #define FIEMAP_EXTENTS 32
+#define FIEMAP_FIRST_ASK 4
 
 /* Filesystems whose FIEMAP maps every block that holds data, delayed
  * allocations and unwritten extents included (data written and not yet
@@ -77,7 +83,8 @@ struct extent_look {
 
 /* The extents of [from, to), afresh.  EINTR and EBUSY are tried again a
  * few times; then, as for any other error, the caller falls back. */
-static int look_extents(struct emul_job *j, struct extent_look *l, int64_t from, int64_t to)
+static int look_extents(struct emul_job *j, struct extent_look *l, int64_t from, int64_t to,
+			uint32_t ask)
 {
 	int tries = 0, r;
 
@@ -87,13 +94,13 @@ static int look_extents(struct emul_job *j, struct extent_look *l, int64_t from,
 		memset(l, 0, sizeof *l);
 		l->map.fm_start = (uint64_t)from;
 		l->map.fm_length = (uint64_t)(to - from);
-		l->map.fm_extent_count = FIEMAP_EXTENTS;
+		l->map.fm_extent_count = ask;
 		j->rep->syscalls++;
 		r = ioctl(j->fd, FS_IOC_FIEMAP, &l->map);
 	} while (r < 0 && (errno == EINTR || errno == EBUSY) && ++tries <= EMUL_RETRIES);
 	if (r < 0)
 		return errno ? errno : EIO;
-	if (l->map.fm_mapped_extents > FIEMAP_EXTENTS)
+	if (l->map.fm_mapped_extents > ask)
 		return EIO;
 	return 0;
 }
@@ -122,7 +129,7 @@ static int64_t first_uncovered(const struct extent_look *l, int64_t pos, int64_t
 		if (e->fe_flags & FIEMAP_EXTENT_LAST)
 			return emul_min(at, limit);
 	}
-	if (at < limit && l->map.fm_mapped_extents == FIEMAP_EXTENTS)
+	if (at < limit && l->map.fm_mapped_extents == l->map.fm_extent_count)
 		*unknown = 1; /* the array was full: more extents may follow */
 	return emul_min(at, limit);
 }
@@ -222,9 +229,12 @@ static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_
 	uint32_t i;
 	int unknown, err;
 
-	if ((err = look_extents(j, &l, pos, limit)) != 0)
+	if (!j->fiemap_ask)
+		j->fiemap_ask = FIEMAP_FIRST_ASK;
+	if ((err = look_extents(j, &l, pos, limit, j->fiemap_ask)) != 0)
 		return err;
 	hole = first_uncovered(&l, pos, limit, &unknown);
+	j->fiemap_ask = unknown ? emul_min(j->fiemap_ask * 4, FIEMAP_EXTENTS) : FIEMAP_FIRST_ASK;
 	if (unknown || hole >= limit) {
 		*a = *b = hole; /* data up to there; the next call looks on */
 		return 0;
@@ -363,7 +373,7 @@ static int first_gap_by_fiemap(struct emul_job *j, int64_t *gap)
 	int unknown, err;
 
 	do {
-		if ((err = look_extents(j, &l, at, j->end)) != 0)
+		if ((err = look_extents(j, &l, at, j->end, FIEMAP_EXTENTS)) != 0)
 			return err;
 		next = first_uncovered(&l, at, j->end, &unknown);
 		if (next <= at && unknown)

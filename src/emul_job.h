@@ -50,6 +50,8 @@ struct emul_job {
 	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
 	/* SEEK_DATA: where the last hole found ended in data */
 	int64_t data_at;
+	/* FIEMAP: extents the next look asks for (emul_holes.c) */
+	uint32_t fiemap_ask;
 
 	uint64_t progress_done;
 	unsigned fork_generation; /* lfa_fork_generation() when the job began */
@@ -137,9 +139,10 @@ int emul_first_gap(struct emul_job *j, int64_t *gap) LFA_HIDDEN;
 void emul_cache_start(struct emul_job *j) LFA_HIDDEN;
 void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n) LFA_HIDDEN;
 void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
-/* RWF_DONTCACHE where the window runs and the kernel can, else 0; a write
- * that refused it says so, and is made again without. */
-int emul_cache_rwf(const struct emul_job *j) LFA_HIDDEN;
+/* RWF_DONTCACHE for a write of n bytes where the window runs and the
+ * kernel can, else 0; a write that refused it says so, and is made again
+ * without. */
+int emul_cache_rwf(const struct emul_job *j, int64_t n) LFA_HIDDEN;
 void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 
 /* statfs f_type values (linux/magic.h, which not every libc's headers

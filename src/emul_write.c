@@ -97,10 +97,19 @@ static int fill_iov(struct iovec *iov, int64_t n)
 /* pwritev2 with flags, and RWF_DONTCACHE where the page-cache window wants
  * it: a kernel or filesystem that refuses that flag gets the write again
  * without it, and no more of it in this call. */
+static int64_t iov_bytes(const struct iovec *iov, int cnt)
+{
+	int64_t n = 0;
+
+	while (cnt-- > 0)
+		n += (int64_t)iov[cnt].iov_len;
+	return n;
+}
+
 static ssize_t write_with(struct emul_job *j, int fd, const struct iovec *iov, int cnt,
 			  int64_t off, int flags)
 {
-	int extra = emul_cache_rwf(j);
+	int extra = emul_cache_rwf(j, iov_bytes(iov, cnt));
 	ssize_t w = write_v2(fd, iov, cnt, off, flags | extra);
 
 	if (w < 0 && extra && (flag_refused(errno) || errno == EINVAL)) {
@@ -125,7 +134,7 @@ static ssize_t positional(struct emul_job *j, int fd, const struct iovec *iov, i
 			__atomic_store_n(&kernel_lacks_noappend, 1, __ATOMIC_RELAXED);
 		j->rep->syscalls++;
 	}
-	if (emul_cache_rwf(j))
+	if (emul_cache_rwf(j, iov_bytes(iov, cnt)))
 		return write_with(j, fd, iov, cnt, off, 0);
 #else
 	(void)j;
