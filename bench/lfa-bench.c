@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libfallocate.h>
+
 #define MAX_REPS 2002
 #define MIB ((int64_t)1 << 20)
 
@@ -56,7 +58,7 @@ struct side {
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id;
 	int64_t size, chunk;
-	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite, threaded;
+	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite, threaded, with_keep;
 };
 
 static const char *argv0 = "lfa-bench";
@@ -219,6 +221,20 @@ struct sample {
 	long maxrss_kib;
 	long rss_kib;
 };
+
+/* The side "keep": ours through lfa_allocate with LFA_KEEP_CACHE, what
+ * LIBFALLOCATE_CACHE=keep gives posix_fallocate (the library reads its
+ * settings once, so one process cannot run both). */
+static int (*lfa_allocate_fn)(int, int64_t, int64_t, const struct lfa_options *,
+			      struct lfa_report *);
+
+static int keep_cache_pf(int fd, off64_t offset, off64_t len)
+{
+	struct lfa_options opt = LFA_OPTIONS_INIT;
+
+	opt.flags = LFA_KEEP_CACHE;
+	return lfa_allocate_fn(fd, offset, len, &opt, NULL);
+}
 
 static void call_pf(const struct side *s, int fd, int64_t off, int64_t len)
 {
@@ -563,6 +579,8 @@ static void usage(int status)
 	       "  --chunk N        sparse: size of each data and hole chunk; extend: of each\n"
 	       "                   step (default 1M)\n"
 	       "  --pwrite         extend: a third side, a bare pwrite of each step's zeros\n"
+	       "  --keep           a third side, keep: ours with LFA_KEEP_CACHE, as\n"
+	       "                   LIBFALLOCATE_CACHE=keep (no page-cache window)\n"
 	       "  --threaded       start a thread first (and join it), as most programs that\n"
 	       "                   allocate have: ours then works on a dup of the descriptor\n"
 	       "  --dd             a third side, dd: new: writing as many zeros; rewrite:\n"
@@ -589,7 +607,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "dsync", no_argument, 0, 'S' },       { "only", required_argument, 0, 'o' },
 		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
 		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
-		{ "threaded", no_argument, 0, 'T' },
+		{ "threaded", no_argument, 0, 'T' },    { "keep", no_argument, 0, 'K' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -617,6 +635,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'v': c->verbose = 1; break;
 		case 'P': c->with_pwrite = 1; break;
 		case 'T': c->threaded = 1; break;
+		case 'K': c->with_keep = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -638,7 +657,7 @@ static void *idle_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct side sides[4];
+	struct side sides[5];
 	struct config c;
 	round_fn round;
 	void *ours, *libc;
@@ -671,6 +690,13 @@ int main(int argc, char **argv)
 	if (!c.only || !strcmp(c.only, "glibc"))
 		sides[nsides++] = (struct side){ .name = "glibc", .kind = SIDE_GLIBC,
 						 .pf = resolve(libc, "libc.so.6") };
+	if (c.with_keep && !c.only) {
+		*(void **)&lfa_allocate_fn = dlsym(ours, "lfa_allocate");
+		if (!lfa_allocate_fn)
+			die("%s: no lfa_allocate: %s", c.lib, dlerror());
+		sides[nsides++] = (struct side){ .name = "keep", .kind = SIDE_OURS,
+						 .pf = keep_cache_pf };
+	}
 	if (c.with_dd && !c.only)
 		sides[nsides++] = (struct side){ .name = "dd", .kind = SIDE_DD };
 	if (c.with_pwrite && !c.only)

@@ -33,7 +33,7 @@ function target_num(id, n) { return id ~ /dsync/ ? 5 : n == 8 ? 2 : n }
 # Scenarios whose calls fill the page cache: on this VM their times are
 # bimodal (bench/README.md), so the minimum is shown beside the median.
 # Scenario 10 too: issue 18 states its figures as minimum and median.
-function page_cache(id) { return id ~ /new|sparse|dsync|extend/ }
+function page_cache(id) { return id ~ /new|sparse|dsync|extend|fragmented/ }
 NR == 1 { next }
 {
 	key = $1 SUBSEP $3
@@ -87,6 +87,13 @@ END {
 			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) per pergib
 		if (v == "MISS") misses++
 		printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
+		kp = key SUBSEP "keep"
+		if (kp in med)
+			printf fmt, "", "  vs keep", "", "", human(med[kp]) per " (" spread(kp) ") keep", \
+				sprintf("%.2f", paired[kp]), sprintf("%.2f", med[o] > 0 ? med[kp] / med[o] : 0), \
+				"-", "-", \
+				(min[o] > 0 ? human(min[o]) " / " human(min[kp]) " keep" sprintf(" (%.2f)", min[kp] / min[o]) : "-"), \
+				(sc[kp] < 0 ? "n/a" : sc[kp]) " (ours, LIBFALLOCATE_CACHE=keep)"
 		w = key SUBSEP "pwrite"
 		if (w in med)
 			printf fmt, "", "  vs pwrite", "", "", human(med[w]) per " (" spread(w) ") pwrite", \

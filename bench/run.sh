@@ -21,7 +21,7 @@ bench=$top_builddir/bench/lfa-bench
 forcer=$top_builddir/tests/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
-only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11}
 cache_sizes=${BENCH_CACHE_SIZES:-1024}
 cache_reps=${BENCH_CACHE_REPS:-3}
 verbose=()
@@ -275,6 +275,32 @@ if wanted 10; then
 	# works on a dup of the caller's descriptor there (two syscalls more).
 	[ $can_force = yes ] && forced "10-extend-4K-threads" "$disk" "$forced_fs" --scenario extend \
 		--chunk 4K --calls 20000 --reps 7 --threaded
+fi
+
+# Scenario 11: a fragmented file (issue 25), 100,000 1 KiB data blocks and
+# 100,000 1 KiB holes between them, on an ext3 with 1 KiB blocks: ours with
+# its page-cache window beside ours without it (LIBFALLOCATE_CACHE=keep)
+# and glibc, in one run.
+if wanted 11; then
+	if is_root && command -v mkfs.ext3 > /dev/null && command -v losetup > /dev/null; then
+		truncate -s 1G "$work/ext3-1k.img"
+		mkfs.ext3 -q -F -b 1024 "$work/ext3-1k.img"
+		if loop1k=$(losetup -f --show "$work/ext3-1k.img"); then
+			on_exit "losetup -d '$loop1k'"
+			mkdir "$work/ext3-1k"
+			if mount -t ext3 "$loop1k" "$work/ext3-1k"; then
+				on_exit "umount '$work/ext3-1k'"
+				run 11-fragmented "$work/ext3-1k" ext3-1k --scenario sparse --chunk 1K \
+					--size 200000K --keep --reps "${BENCH_FRAGMENTED_REPS:-3}"
+			else
+				skip 11 "cannot mount the 1 KiB-block ext3"
+			fi
+		else
+			skip 11 "no loop device"
+		fi
+	else
+		skip 11 "$no_ext3"
+	fi
 fi
 
 log "done; writing the report"

@@ -17,5 +17,6 @@ fi
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario new --dd --size 2M
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario rewrite --size 2M
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 256K
+$forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 1K --keep
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario rss --size 2M
 echo "bench programs built; lfa-bench ran each scenario once (2 MiB, no timing judged)"
