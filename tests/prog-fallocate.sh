@@ -98,9 +98,12 @@ for env in $envs; do
 		fail "$env: LD_PRELOAD with LIBFALLOCATE_EMULATE_FALLOCATE=1: $out"
 	expect_emulated "a bare LD_PRELOAD with LIBFALLOCATE_EMULATE_FALLOCATE=1"
 	check_allocated "$f" $len
+	# The wrapper makes fallocate() exist for mode 0, so a mode it cannot
+	# do is refused as by a filesystem without it, EOPNOTSUPP, also where
+	# the kernel said ENOSYS (issue 25).
 	with fallocate -n -l $((2 * len)) "$f"
 	expect_fail_rc "fallocate -n (KEEP_SIZE) under the wrapper"
-	expect_out "$err" "fallocate -n error"
+	expect_out "native: Operation not supported" "fallocate -n error"
 	[ "$(file_size "$f")" = $len ] || fail "$env: fallocate -n changed the size"
 	note "$env: fallocate (mode 0): fails without; with: ok; --no-emulate-fallocate: fails, names the switch; -n: fails both ways"
 done
