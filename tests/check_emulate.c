@@ -27,7 +27,7 @@ static struct lfa_job_report last;
 
 static int emulate_path(const char *path, int flags, int64_t offset, int64_t len)
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0 };
 	int fd = open(path, flags | O_CREAT, 0600);
 	off_t pos;
 	int err;
@@ -208,7 +208,7 @@ START_TEST(cancel_keeps_a_prefix)
 {
 	const char *p = fresh("cancel");
 	int calls = 0, fd;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, cancel_after_second, &calls, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, cancel_after_second, &calls, 0, 0, 0, 0 };
 
 	write_pattern_at(p, 0, 3000, 8);
 	fd = open(p, O_RDWR);
@@ -238,7 +238,7 @@ START_TEST(progress_reaches_total)
 {
 	const char *p = fresh("progress");
 	struct progress_log log = { 0, 0, 0, 0 };
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0, 0, 0 };
 	int fd = open(p, O_RDWR | O_CREAT, 0600);
 
 	ck_assert_int_eq(lfa_run_job("test", fd, 4096, 16 * MiB, INT64_MAX, &opt, &last), 0);
@@ -258,7 +258,7 @@ struct unshared_call { const char *data_path; int fd_number; int result; };
 static void *allocate_in_unshared_table(void *arg)
 {
 	struct unshared_call *c = arg;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int fd;
 
@@ -312,7 +312,7 @@ static void run_with_fsize_limit(rlim_t limit, int64_t offset, int64_t len, int 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct rlimit lim = { limit, limit };
-		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0 };
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0 };
 		struct lfa_job_report rep;
 
 		fd = open(p, O_RDWR);
@@ -337,7 +337,7 @@ START_TEST(progress_reaches_total_without_writes)
 {
 	const char *p = fresh("progress-none");
 	struct progress_log log = { 0, 0, 0, 0 };
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0, 0, 0 };
 	int fd;
 
 	write_pattern_at(p, 0, 100, 12);
@@ -355,7 +355,7 @@ END_TEST
 START_TEST(immutable_file)
 {
 	const char *p = fresh("immutable");
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int fd, flags, on, err;
 
@@ -381,7 +381,7 @@ START_TEST(near_int64_max_on_ramfs)
 {
 	char dir[4096], path[4200];
 	struct stat64 st;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	unsigned char byte = 0;
 	int fd, err;
