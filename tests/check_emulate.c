@@ -220,6 +220,52 @@ START_TEST(cancel_keeps_a_prefix)
 }
 END_TEST
 
+/* A call served for another process (the seccomp supervisor) keeps that
+ * process's rules, not this one's: its RLIMIT_FSIZE refuses before any
+ * write, and a descriptor without its ABI's large-file flag (here a flag
+ * this descriptor lacks stands for it) is written past 2 GiB through one of
+ * the engine's own, where the caller's own writes would stop at 2 GiB. */
+START_TEST(foreign_caller_rules)
+{
+	const char *p = fresh("foreign");
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 1, 0, 1000000 };
+	const int64_t two_gib = (int64_t)2 << 30;
+	char buf[8192], zeros[8192];
+	struct rlimit nofile, few;
+	int fd, err;
+
+	write_pattern_at(p, 0, 3000, 9);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, 2000000, INT64_MAX, &opt, &last), EFBIG);
+	ck_assert_uint_eq(last.bytes_written, 0);
+	expect_file(p, 3000, 0, 3000, 9);
+	opt.caller_fsize = UINT64_MAX;
+	opt.caller_largefile = O_NOATIME;
+	ck_assert_int_eq(lfa_run_job("test", fd, two_gib - 4096, 8192, INT64_MAX, &opt, &last), 0);
+	ck_assert_int_eq(file_size(fd), two_gib + 4096);
+	memset(zeros, 0, sizeof zeros);
+	ck_assert_int_eq(pread(fd, buf, sizeof buf, two_gib - 4096), (ssize_t)sizeof buf);
+	ck_assert(!memcmp(buf, zeros, sizeof buf));
+	close(fd);
+	ck_assert_int_eq(first_mismatch(p, 0, 8192, 0, 3000, 9), -1);
+	/* Without a descriptor of its own to be had, EFBIG before anything
+	 * is written (the caller's would stop at 2 GiB part way). */
+	p = fresh("foreign-nofile");
+	write_pattern_at(p, 0, 3000, 9);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+	few = nofile;
+	few.rlim_cur = (rlim_t)fd + 1;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &few), 0);
+	err = lfa_run_job("test", fd, two_gib - 4096, 8192, INT64_MAX, &opt, &last);
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	ck_assert_int_eq(err, EFBIG);
+	ck_assert_uint_eq(last.bytes_written, 0);
+	close(fd);
+	expect_file(p, 3000, 0, 3000, 9);
+}
+END_TEST
+
 struct progress_log { int calls, finals; uint64_t last_done, total; };
 
 static int log_progress(void *arg, uint64_t done, uint64_t total)
@@ -558,6 +604,7 @@ int main(void)
 	tcase_add_test(tc, near_int64_max_on_ramfs);
 	tcase_add_test(tc, mount_facts_remembered_by_unique_id);
 	tcase_add_test(tc, mount_facts_never_mixed_between_threads);
+	tcase_add_test(tc, foreign_caller_rules);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
