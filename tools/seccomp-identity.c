@@ -124,7 +124,9 @@ int sc_identity_read(pid_t tid, struct sc_identity *id)
 		sc_identity_free(id);
 		return err;
 	}
-	id->userns = user_namespace(tid);
+	/* Only capabilities depend on it: a path walk saved for callers
+	 * without any. */
+	id->userns = id->cap_eff ? user_namespace(tid) : 0;
 	return 0;
 }
 
@@ -185,7 +187,8 @@ static int set_effective(const struct sc_identity *self, uint64_t eff)
  * unshare -U) count there, not here: it is served with none. */
 static uint64_t effective_here(const struct sc_identity *self, const struct sc_identity *caller)
 {
-	return caller->userns && caller->userns == self->userns ? caller->cap_eff : 0;
+	return caller->cap_eff && caller->userns && caller->userns == self->userns ?
+	       caller->cap_eff : 0;
 }
 
 int sc_identity_assume(const struct sc_identity *self, const struct sc_identity *caller,
