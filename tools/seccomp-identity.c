@@ -68,6 +68,22 @@ static int read_groups(const char *s, struct sc_identity *id)
 	return 0;
 }
 
+/* "Inh:\t0000000000000000" and the like (after "Cap"): the bit of got. */
+static int capability_set(const char *s, struct sc_identity *id)
+{
+	static const char *const names[] = { "Inh:", "Prm:", "Eff:" };
+	uint64_t *sets[] = { &id->cap_inh, &id->cap_prm, &id->cap_eff };
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (!strncmp(s, names[i], 4)) {
+			*sets[i] = strtoull(s + 4, &end, 16);
+			return end == s + 4 ? 0 : 1 << (3 + i);
+		}
+	return 0;
+}
+
 static uint64_t user_namespace(pid_t tid)
 {
 	char path[64], link[64];
@@ -107,12 +123,8 @@ int sc_identity_read(pid_t tid, struct sc_identity *id)
 			got |= (fourth(big + 4, &id->fsgid) == 0) << 1;
 		else if (!strncmp(big, "Groups:", 7))
 			got |= (read_groups(big + 7, id) == 0) << 2;
-		else if (sscanf(big, "CapInh: %" SCNx64, &id->cap_inh) == 1)
-			got |= 1 << 3;
-		else if (sscanf(big, "CapPrm: %" SCNx64, &id->cap_prm) == 1)
-			got |= 1 << 4;
-		else if (sscanf(big, "CapEff: %" SCNx64, &id->cap_eff) == 1)
-			got |= 1 << 5;
+		else if (!strncmp(big, "Cap", 3))
+			got |= capability_set(big + 3, id);
 	}
 	if (ferror(f))
 		err = EIO;
