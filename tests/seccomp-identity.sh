@@ -64,4 +64,29 @@ for fs in "$ext3" "$ext4"; do
 		fail "a 6775 file grown by nobody under --seccomp on ${fs##*/}: mode $mode_seccomp (without the supervisor: $mode_own)"
 	note "a 6775 file grown by nobody on ${fs##*/}: mode $mode_seccomp under --seccomp, $mode_own without"
 done
+# 3. Credentials are the calling thread's: in one process, a thread that
+# took fsuid nobody (its own, raw) and one that kept root's grow two 6775
+# files at once; only the first loses the bits, as with the kernel.
+for fs in "$ext3" "$ext4"; do
+	for how in own seccomp; do
+		for t in a b; do
+			: > "$fs/ids-$how-$t"
+			chown nobody:"$nogroup" "$fs/ids-$how-$t"
+			chmod 6775 "$fs/ids-$how-$t"
+		done
+		case $how in
+		own) run "$w" "$bin/glibc-dynamic" two-ids "$fs/ids-$how-a" "$fs/ids-$how-b" 8000000 ;;
+		seccomp) run "$w" --seccomp "$bin/glibc-static" two-ids "$fs/ids-$how-a" "$fs/ids-$how-b" 8000000 ;;
+		esac
+		[ "$rc:$out" = "0:fsuid 65534: 0; as the process: 0" ] || fail "two ids ($how) on ${fs##*/}: exit $rc: $out"
+		# shellcheck disable=SC2034
+		modes=$(stat -c %a "$fs/ids-$how-a" "$fs/ids-$how-b" | tr '\n' ' ')
+		eval "modes_$how=\$modes"
+		rm -f "$fs/ids-$how-a" "$fs/ids-$how-b"
+	done
+	# shellcheck disable=SC2154
+	{ [ "$modes_seccomp" = "$modes_own" ] && [ "$modes_seccomp" = "775 6775 " ]; } ||
+		fail "two threads of two identities on ${fs##*/}: modes $modes_seccomp under --seccomp, $modes_own without"
+	note "two threads at once, fsuid nobody and root, on ${fs##*/}: modes $modes_seccomp under --seccomp, as without"
+done
 echo PASS

@@ -15,6 +15,10 @@
  *   seccomp-target parallel LONG SHORT   fallocate over all of LONG (a file
  *       of holes) on one thread; once it has begun filling them, 4 KiB of
  *       SHORT on another, timed; then when each ended
+ *   seccomp-target two-ids FILE_A FILE_B LEN   at once: one thread that took
+ *       fsuid and fsgid 65534 (raw syscalls: that thread alone, which drops
+ *       its filesystem capabilities) grows FILE_A; another, as the process
+ *       is, grows FILE_B
  * Each prints its result; exit status 0 when the call succeeded. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,6 +246,42 @@ static int parallel(const char *long_path, const char *short_path)
 	return err || l.err;
 }
 
+struct id_job {
+	const char *path;
+	off_t len;
+	int nobody, err;
+};
+
+static void *id_main(void *arg)
+{
+	struct id_job *j = arg;
+	int fd = open(j->path, O_RDWR);
+
+	if (j->nobody) {
+		syscall(SYS_setfsgid, 65534);
+		syscall(SYS_setfsuid, 65534);
+	}
+	pthread_barrier_wait(&start);
+	j->err = fd < 0 || fallocate(fd, 0, 0, j->len) ? errno : 0;
+	return NULL;
+}
+
+static int two_ids(const char *a, const char *b, off_t len)
+{
+	struct id_job jobs[2] = { { a, len, 1, 0 }, { b, len, 0, 0 } };
+	pthread_t t[2];
+	int i;
+
+	pthread_barrier_init(&start, NULL, 2);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, id_main, &jobs[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("fsuid 65534: %s; as the process: %s\n", jobs[0].err ? strerror(jobs[0].err) : "0",
+	       jobs[1].err ? strerror(jobs[1].err) : "0");
+	return jobs[0].err || jobs[1].err;
+}
+
 int main(int argc, char **argv)
 {
 	int fd, err;
@@ -271,6 +312,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "holes"))
 		return holes(argv[2], atol(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "two-ids"))
+		return two_ids(argv[2], argv[3], atoll(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "parallel"))
 		return parallel(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "wait-int"))
