@@ -213,7 +213,10 @@ void sc_supervise(const struct sc_policy *policy, int listener, pid_t child, con
 	}
 	if (!child_done)
 		waitpid(child, &child_status, 0);
-	/* A worker may still be writing for a caller that died: exit ends
-	 * it between two pieces, as the caller's death would have. */
+	/* The tree is gone, but a worker may still be finishing a call: one
+	 * whose caller died stops at its next piece (its debug line then
+	 * said); one stuck in the kernel is not waited for long. */
+	if (listener >= 0)
+		sc_workers_finish(1000);
 	die_like(child_status);
 }

@@ -59,6 +59,8 @@ void sc_supervise(const struct sc_policy *policy, int listener, pid_t child, con
  * req_size bytes, freed once served) to a worker.  0, or an error number:
  * then nobody serves it. */
 int sc_workers_submit(struct sc_server *s, void *req);
+/* Waits up to ms milliseconds for every call handed over to be done. */
+void sc_workers_finish(int ms);
 
 /* seccomp-serve.c: serves one received notification and answers it.
  * 0, or -1 when the calling thread could not take back its own identity

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "seccomp-serve.h"
 
@@ -27,6 +28,7 @@ struct item {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
 static struct item *head, **tail = &head;
 static int n_workers, n_idle, n_queued;
 
@@ -39,6 +41,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&lock);
 		n_idle++;
+		pthread_cond_broadcast(&idle);
 		while (!head)
 			pthread_cond_wait(&work, &lock);
 		n_idle--;
@@ -56,6 +59,7 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_lock(&lock);
 	n_workers--;
+	pthread_cond_broadcast(&idle);
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -113,4 +117,22 @@ int sc_workers_submit(struct sc_server *s, void *req)
 		}
 	}
 	return err;
+}
+
+void sc_workers_finish(int ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&lock);
+	while ((n_idle < n_workers || head) &&
+	       pthread_cond_timedwait(&idle, &lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&lock);
 }
