@@ -33,8 +33,17 @@ LEN=8192
 
 for fs in "$ext4" "$ext3" "$ramfs"; do
 	f=$fs/i386
-	run "$w" --seccomp "$bin/i386" at "$f" $OFF $LEN
+	run "$w" --seccomp --debug "$bin/i386" at "$f" $OFF $LEN
 	size=$(file_size "$f")
+	# Where qemu-i386 is registered with binfmt_misc (.ci/i386.sh), it
+	# runs the program, and the calls reach the filter as its own.
+	case $out in
+	*"fallocate-preload: seccomp: pid "*" (i386) fallocate("*) ;;
+	*"fallocate-preload: seccomp: pid "*" (x86_64) fallocate("*)
+		skip "i386 programs run under qemu-i386 here (binfmt_misc): their calls reach the filter as x86_64 ones" ;;
+	*) fail "${fs##*/}: the supervisor saw no i386 call: $out" ;;
+	esac
+	out=$(printf '%s\n' "$out" | tail -1)
 	case $rc:$out in
 	"0:fallocate: 0")
 		[ "$size" = $((OFF + LEN)) ] || fail "${fs##*/}: 0, but size $size"
