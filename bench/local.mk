@@ -35,6 +35,7 @@ if HAVE_LINUX_HEADERS
 noinst_PROGRAMS += bench/seccomp-cost
 endif
 bench_seccomp_cost_SOURCES = bench/seccomp-cost.c
+bench_seccomp_cost_LDADD = -lpthread
 EXTRA_DIST += bench/seccomp.sh
 bench-seccomp: libfallocate.la bench/seccomp-cost$(EXEEXT) tools/fallocate-seccomp$(EXEEXT) tools/fallocate-preload
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/bench/seccomp.sh

@@ -5,9 +5,12 @@
 # fallocate growing a file by 4 KiB a call, natively on ext4 and emulated
 # on ext3: the kernel alone, the LD_PRELOAD path, and the notification
 # round trip (a raw syscall, as static and Go programs make); and getpid
-# and a 4 KiB pwrite with and without the filter.  Rounds alternate the
-# sides; each prints the minimum and the median of its calls, and the table
-# shows the smallest minimum and the median of the medians.
+# and a 4 KiB pwrite with and without the filter.  The fallocate rows run
+# on one thread, then on 8 threads at once (each its own file: the
+# supervisor serves them in parallel, issue 23).  Rounds alternate the
+# sides; each prints the minimum and the median of its calls and the calls
+# per second of all threads, and the table shows the smallest minimum and
+# the medians of the medians and of the rates.
 set -u
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
@@ -38,36 +41,43 @@ for fs in ext4 ext3; do
 		mount "$l" "$dir/$fs" || exit 1
 done
 
-# name|wrapper options|mode|directory
-configs="ext4, kernel alone|none|fallocate-raw|ext4
-ext4, LD_PRELOAD|preload|fallocate|ext4
-ext4, --seccomp|seccomp|fallocate-raw|ext4
-ext3 emulated, LD_PRELOAD|preload|fallocate|ext3
-ext3 emulated, --seccomp|seccomp|fallocate-raw|ext3
-getpid, no filter|none|getpid|ext4
-getpid, --seccomp|seccomp|getpid|ext4
-pwrite 4 KiB, no filter|none|pwrite|ext4
-pwrite 4 KiB, --seccomp|seccomp|pwrite|ext4"
-echo "$configs" | while IFS='|' read -r name how mode d; do : > "$dir/$mode-$how-$d.res"; done
+# name|wrapper options|mode|directory|threads
+configs="ext4, kernel alone|none|fallocate-raw|ext4|1
+ext4, LD_PRELOAD|preload|fallocate|ext4|1
+ext4, --seccomp|seccomp|fallocate-raw|ext4|1
+ext3 emulated, LD_PRELOAD|preload|fallocate|ext3|1
+ext3 emulated, --seccomp|seccomp|fallocate-raw|ext3|1
+ext4, kernel alone, 8 thr|none|fallocate-raw|ext4|8
+ext4, LD_PRELOAD, 8 thr|preload|fallocate|ext4|8
+ext4, --seccomp, 8 thr|seccomp|fallocate-raw|ext4|8
+ext3 emul., LD_PRELOAD, 8 thr|preload|fallocate|ext3|8
+ext3 emul., --seccomp, 8 thr|seccomp|fallocate-raw|ext3|8
+getpid, no filter|none|getpid|ext4|1
+getpid, --seccomp|seccomp|getpid|ext4|1
+pwrite 4 KiB, no filter|none|pwrite|ext4|1
+pwrite 4 KiB, --seccomp|seccomp|pwrite|ext4|1"
+echo "$configs" | while IFS='|' read -r name how mode d t; do : > "$dir/$mode-$how-$d-$t.res"; done
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
-	echo "$configs" | while IFS='|' read -r name how mode d; do
+	echo "$configs" | while IFS='|' read -r name how mode d t; do
 		f=$dir/$d/file
 		case $how in
-		none) "$cost" "$mode" "$f" "$calls" ;;
-		preload) "$w" "$cost" "$mode" "$f" "$calls" ;;
-		seccomp) "$w" --seccomp "$cost" "$mode" "$f" "$calls" ;;
-		esac >> "$dir/$mode-$how-$d.res" || exit 1
+		none) "$cost" "$mode" "$f" "$calls" "$t" ;;
+		preload) "$w" "$cost" "$mode" "$f" "$calls" "$t" ;;
+		seccomp) "$w" --seccomp "$cost" "$mode" "$f" "$calls" "$t" ;;
+		esac >> "$dir/$mode-$how-$d-$t.res" || exit 1
 		rm -f "$f"
 	done || exit 1
 done
 
-printf '%-28s %12s %12s\n' "per call ($rounds rounds of $calls)" "min ns" "median ns"
-echo "$configs" | while IFS='|' read -r name how mode d; do
-	res=$dir/$mode-$how-$d.res
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+printf '%-30s %10s %10s %10s\n' "per call ($rounds rounds of $calls)" "min ns" "median ns" "calls/s"
+echo "$configs" | while IFS='|' read -r name how mode d t; do
+	res=$dir/$mode-$how-$d-$t.res
 	min=$(sort -n "$res" | head -1 | cut -d' ' -f1)
-	med=$(cut -d' ' -f2 "$res" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	printf '%-28s %12s %12s\n' "$name" "$min" "$med"
+	med=$(cut -d' ' -f2 "$res" | median)
+	case $mode in fallocate*) rate=$(cut -d' ' -f3 "$res" | median) ;; *) rate=- ;; esac
+	printf '%-30s %10s %10s %10s\n' "$name" "$min" "$med" "$rate"
 done
 echo "$(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)"

@@ -155,7 +155,8 @@ static int private_writable(struct emul_job *j)
  * On 32-bit ABIs one without O_LARGEFILE cannot write past 2 GiB. */
 static int choose_writer(struct emul_job *j)
 {
-	int no_largefile = O_LARGEFILE && !(j->flags & O_LARGEFILE) && j->end > INT32_MAX;
+	int largefile = lfa_largefile_flag(j->opt);
+	int no_largefile = largefile && !(j->flags & largefile) && j->end > INT32_MAX;
 
 	j->writer = WRITE_BOUND;
 	j->direct = !!(j->flags & O_DIRECT);

@@ -27,7 +27,19 @@ struct lfa_job_options {
 	/* fallocate(2)'s entry: where nothing can be emulated, the answer
 	 * the kernel gives, not glibc's posix_fallocate's (refusals.c). */
 	int kernel_answers;
+	/* For a call made by another process, maybe of another ABI (the
+	 * seccomp supervisor serves them): its rules, not this process's.
+	 * Zero: this process's (O_LARGEFILE of this build, getrlimit). */
+	int foreign_caller;
+	int caller_largefile;      /* the status flag a descriptor of the caller's
+				      ABI needs to write past 2 GiB; 0: none */
+	uint64_t caller_fsize;     /* the caller's RLIMIT_FSIZE (UINT64_MAX: none) */
 };
+
+/* The status flag fd needs to write past 2 GiB for the caller (0: none),
+ * and the caller's RLIMIT_FSIZE soft limit (UINT64_MAX: none). */
+int lfa_largefile_flag(const struct lfa_job_options *opt) LFA_HIDDEN;
+uint64_t lfa_fsize_limit(const struct lfa_job_options *opt) LFA_HIDDEN;
 
 struct lfa_job_report {
 	int native_error;          /* the kernel's answer; 0 when it was not asked */

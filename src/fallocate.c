@@ -39,7 +39,7 @@ static int fallocate_any(const char *caller, int fd, int mode, int64_t offset, i
 	int err;
 
 	if (mode == 0 && s.emulate_fallocate) {
-		struct lfa_job_options opt = { s.emulation, 0, 0, 0, 1 };
+		struct lfa_job_options opt = { s.emulation, 0, 0, 0, 1, 0, 0, 0 };
 		struct lfa_job_report rep;
 
 		err = lfa_run_job(caller, fd, offset, len, INT64_MAX, &opt, &rep);

@@ -17,7 +17,7 @@ int posix_fallocate64(int fd, off64_t offset, off64_t len);
 
 static int allocate(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end)
 {
-	struct lfa_job_options opt = { lfa_settings(fd).emulation, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { lfa_settings(fd).emulation, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 
 	return lfa_run_job(caller, fd, offset, len, max_end, &opt, &rep);

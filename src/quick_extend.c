@@ -41,7 +41,6 @@ static int quick_fs(uint32_t fs_type)
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked)
 {
-	struct rlimit64 lim;
 	struct stat64 st;
 	uint32_t fs_type;
 	int64_t fs_block, end;
@@ -52,7 +51,7 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	    opt->progress)
 		return -1;
 	end = offset + len;
-	if (O_LARGEFILE && end > INT32_MAX)
+	if (lfa_largefile_flag(opt) && end > INT32_MAX)
 		return -1;
 	rep->syscalls++;
 	if (lfa_look_at_target(fd, t) != 0)
@@ -66,9 +65,8 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
 		return -1;
 	/* Past the limit a write raises SIGXFSZ, or stops at it part way. */
-	rep->syscalls++;
-	if (getrlimit64(RLIMIT_FSIZE, &lim) != 0 ||
-	    (lim.rlim_cur != RLIM64_INFINITY && (uint64_t)end > lim.rlim_cur))
+	rep->syscalls += !opt->foreign_caller;
+	if ((uint64_t)end > lfa_fsize_limit(opt))
 		return -1;
 	rep->syscalls++;
 	w = emul_append_zeros(fd, len);

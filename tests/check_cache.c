@@ -181,7 +181,7 @@ int fdatasync(int fd)
 
 static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, keep_cache, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, keep_cache, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int err;
 

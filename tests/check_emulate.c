@@ -27,7 +27,7 @@ static struct lfa_job_report last;
 
 static int emulate_path(const char *path, int flags, int64_t offset, int64_t len)
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 	int fd = open(path, flags | O_CREAT, 0600);
 	off_t pos;
 	int err;
@@ -208,7 +208,7 @@ START_TEST(cancel_keeps_a_prefix)
 {
 	const char *p = fresh("cancel");
 	int calls = 0, fd;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, cancel_after_second, &calls, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, cancel_after_second, &calls, 0, 0, 0, 0, 0 };
 
 	write_pattern_at(p, 0, 3000, 8);
 	fd = open(p, O_RDWR);
@@ -217,6 +217,52 @@ START_TEST(cancel_keeps_a_prefix)
 	ck_assert_int_eq(calls, 2);
 	expect_file(p, 3000 + 4 * MiB, 0, 3000, 8);
 	ck_assert(fully_allocated(p, 0, 3000 + 4 * MiB));
+}
+END_TEST
+
+/* A call served for another process (the seccomp supervisor) keeps that
+ * process's rules, not this one's: its RLIMIT_FSIZE refuses before any
+ * write, and a descriptor without its ABI's large-file flag (here a flag
+ * this descriptor lacks stands for it) is written past 2 GiB through one of
+ * the engine's own, where the caller's own writes would stop at 2 GiB. */
+START_TEST(foreign_caller_rules)
+{
+	const char *p = fresh("foreign");
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 1, 0, 1000000 };
+	const int64_t two_gib = (int64_t)2 << 30;
+	char buf[8192], zeros[8192];
+	struct rlimit nofile, few;
+	int fd, err;
+
+	write_pattern_at(p, 0, 3000, 9);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, 2000000, INT64_MAX, &opt, &last), EFBIG);
+	ck_assert_uint_eq(last.bytes_written, 0);
+	expect_file(p, 3000, 0, 3000, 9);
+	opt.caller_fsize = UINT64_MAX;
+	opt.caller_largefile = O_NOATIME;
+	ck_assert_int_eq(lfa_run_job("test", fd, two_gib - 4096, 8192, INT64_MAX, &opt, &last), 0);
+	ck_assert_int_eq(file_size(fd), two_gib + 4096);
+	memset(zeros, 0, sizeof zeros);
+	ck_assert_int_eq(pread(fd, buf, sizeof buf, two_gib - 4096), (ssize_t)sizeof buf);
+	ck_assert(!memcmp(buf, zeros, sizeof buf));
+	close(fd);
+	ck_assert_int_eq(first_mismatch(p, 0, 8192, 0, 3000, 9), -1);
+	/* Without a descriptor of its own to be had, EFBIG before anything
+	 * is written (the caller's would stop at 2 GiB part way). */
+	p = fresh("foreign-nofile");
+	write_pattern_at(p, 0, 3000, 9);
+	fd = open(p, O_RDWR);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+	few = nofile;
+	few.rlim_cur = (rlim_t)fd + 1;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &few), 0);
+	err = lfa_run_job("test", fd, two_gib - 4096, 8192, INT64_MAX, &opt, &last);
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	ck_assert_int_eq(err, EFBIG);
+	ck_assert_uint_eq(last.bytes_written, 0);
+	close(fd);
+	expect_file(p, 3000, 0, 3000, 9);
 }
 END_TEST
 
@@ -238,7 +284,7 @@ START_TEST(progress_reaches_total)
 {
 	const char *p = fresh("progress");
 	struct progress_log log = { 0, 0, 0, 0 };
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0, 0, 0, 0 };
 	int fd = open(p, O_RDWR | O_CREAT, 0600);
 
 	ck_assert_int_eq(lfa_run_job("test", fd, 4096, 16 * MiB, INT64_MAX, &opt, &last), 0);
@@ -258,7 +304,7 @@ struct unshared_call { const char *data_path; int fd_number; int result; };
 static void *allocate_in_unshared_table(void *arg)
 {
 	struct unshared_call *c = arg;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int fd;
 
@@ -312,7 +358,7 @@ static void run_with_fsize_limit(rlim_t limit, int64_t offset, int64_t len, int 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct rlimit lim = { limit, limit };
-		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 		struct lfa_job_report rep;
 
 		fd = open(p, O_RDWR);
@@ -337,7 +383,7 @@ START_TEST(progress_reaches_total_without_writes)
 {
 	const char *p = fresh("progress-none");
 	struct progress_log log = { 0, 0, 0, 0 };
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, log_progress, &log, 0, 0, 0, 0, 0 };
 	int fd;
 
 	write_pattern_at(p, 0, 100, 12);
@@ -355,7 +401,7 @@ END_TEST
 START_TEST(immutable_file)
 {
 	const char *p = fresh("immutable");
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int fd, flags, on, err;
 
@@ -381,7 +427,7 @@ START_TEST(near_int64_max_on_ramfs)
 {
 	char dir[4096], path[4200];
 	struct stat64 st;
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	unsigned char byte = 0;
 	int fd, err;
@@ -558,6 +604,7 @@ int main(void)
 	tcase_add_test(tc, near_int64_max_on_ramfs);
 	tcase_add_test(tc, mount_facts_remembered_by_unique_id);
 	tcase_add_test(tc, mount_facts_never_mixed_between_threads);
+	tcase_add_test(tc, foreign_caller_rules);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

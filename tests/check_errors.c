@@ -81,7 +81,7 @@ enum entry { POSIX_FALLOCATE, POSIX_FALLOCATE64, FALLOCATE, FALLOCATE64, EMULATE
 /* Returns the error the entry point reports, checking its errno rules. */
 static int call_entry(enum entry e, int fd, int64_t offset, int64_t len)
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int r, err;
 

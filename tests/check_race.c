@@ -318,7 +318,7 @@ static void script(const char *fn, int nth, int after, int (*act)(void))
 static int job(int fd, int64_t offset, int64_t len, struct lfa_job_report *rep,
 	       int (*progress)(void *, uint64_t, uint64_t))
 {
-	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, progress, NULL, 0, 0 };
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, progress, NULL, 0, 0, 0, 0, 0 };
 	struct lfa_job_report local;
 	int err;
 

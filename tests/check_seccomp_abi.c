@@ -205,6 +205,40 @@ START_TEST(arguments_are_reassembled)
 }
 END_TEST
 
+/* A 32-bit program's descriptor opened without O_LARGEFILE writes nothing
+ * past 2 GiB: the flag's value is the kernel's for that architecture (the
+ * 64-bit headers call it 0); 64-bit ABIs and x32 always have it. */
+START_TEST(largefile_flag_of_each_abi)
+{
+	static const struct {
+		uint32_t arch, nr;
+		int largefile;
+	} abis[] = {
+		{ AUDIT_ARCH_X86_64, 285, 0 },
+		{ AUDIT_ARCH_X86_64, 0x40000000 + 285, 0 },
+		{ AUDIT_ARCH_I386, 324, 0100000 },
+		{ AUDIT_ARCH_AARCH64, 47, 0 },
+		{ AUDIT_ARCH_ARM, 352, 0400000 },
+		{ AUDIT_ARCH_PPC, 309, 0200000 },
+		{ AUDIT_ARCH_PPC64LE, 309, 0 },
+		{ AUDIT_ARCH_S390, 314, 0100000 },
+		{ AUDIT_ARCH_MIPSEL, 4320, 0x2000 },
+		{ AUDIT_ARCH_MIPSEL64N32, 6283, 0 },
+		{ AUDIT_ARCH_SPARC, 314, 0x40000 },
+	};
+	struct seccomp_data d;
+	struct sc_call c;
+	size_t i;
+
+	for (i = 0; i < sizeof abis / sizeof abis[0]; i++) {
+		d = call(abis[i].arch, abis[i].nr, 3, 0, 0, 0, 1, 0);
+		ck_assert_int_eq(sc_decode(&d, &c), 0);
+		ck_assert_msg(c.largefile == abis[i].largefile, "%s: O_LARGEFILE %#o, wanted %#o",
+			      c.abi, (unsigned)c.largefile, (unsigned)abis[i].largefile);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("seccomp_abi");
@@ -213,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, every_abis_fallocate_is_notified);
 	tcase_add_test(tc, everything_else_is_allowed);
 	tcase_add_test(tc, arguments_are_reassembled);
+	tcase_add_test(tc, largefile_flag_of_each_abi);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

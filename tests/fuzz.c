@@ -418,7 +418,7 @@ static int run_job_with_writer(const struct op *o, int fd, const struct lfa_job_
 
 static int allocate_both(const struct op *o, const struct op *script, size_t n_script)
 {
-	struct lfa_job_options opt = { policy, 0, 0, 0, 0 };
+	struct lfa_job_options opt = { policy, 0, 0, 0, 0, 0, 0, 0 };
 	struct lfa_job_report rep;
 	int flags = alloc_flags[o->arg], ea, eb, fd;
 	const char *how;

@@ -49,7 +49,7 @@ static int allocate(int fd, int64_t off, int64_t len)
 {
 #ifndef REALFS_PUBLIC_ONLY
 	if (!use_public) {
-		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 		struct lfa_job_report rep;
 
 		return lfa_run_job("realfs-check", fd, off, len, INT64_MAX, &opt, &rep);

@@ -92,7 +92,7 @@ static int call(int impl)
 	if (impl == IMPL_GLIBC)
 		return glibc_posix_fallocate(fd, 0, (off_t)len);
 	{
-		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0 };
+		struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, 0, 0, 0, 0, 0, 0, 0 };
 		struct lfa_job_report rep;
 
 		memset(&rep, 0, sizeof rep);

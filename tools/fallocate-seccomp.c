@@ -6,7 +6,7 @@
  * itself under a seccomp filter that sends every fallocate system call to a
  * listener, hands the listener over and execs the command; this process
  * stays outside the filter (its own fallocate calls would come back to it)
- * and answers each call: see seccomp-serve.c.  It leaves when the last
+ * and answers each call, as the caller: see seccomp-serve.h for its parts.  It leaves when the last
  * process of the tree has gone, with the command's exit status.
  *
  *   fallocate-seccomp [--auto] [--allow-setuid] [--] COMMAND [ARG...]
@@ -19,14 +19,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -55,11 +52,6 @@
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
-
-/* Signals a wrapper passes on when they are sent to it (kill, timeout(1),
- * a service manager).  Those from the terminal reach the command directly:
- * it is in this process's group. */
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
 
 struct config {
 	int automatic;    /* --auto: fall back to LD_PRELOAD alone */
@@ -303,115 +295,6 @@ static const char *probe_getfd(pid_t child, int child_fd)
 	       "or a container runtime's seccomp profile or LSM)";
 }
 
-static void die_like(int status)
-{
-	struct rlimit no_core = { 0, 0 };
-	sigset_t s;
-	int sig;
-
-	if (WIFEXITED(status))
-		exit(WEXITSTATUS(status));
-	sig = WTERMSIG(status);
-	/* As the command died, so that a shell sees the same (a script stops
-	 * on an interrupted command); no core of ours. */
-	setrlimit(RLIMIT_CORE, &no_core);
-	signal(sig, SIG_DFL);
-	sigemptyset(&s);
-	sigaddset(&s, sig);
-	sigprocmask(SIG_UNBLOCK, &s, NULL);
-	raise(sig);
-	exit(128 + sig);
-}
-
-static void reap(pid_t child, int *child_status, int *child_done)
-{
-	pid_t p;
-	int status;
-
-	/* Orphans of the tree come to us (we are its subreaper). */
-	while ((p = waitpid(-1, &status, WNOHANG)) > 0)
-		if (p == child) {
-			*child_status = status;
-			*child_done = 1;
-		}
-}
-
-static void supervise(const struct config *cfg, int listener, pid_t child, const sigset_t *sigs)
-{
-	struct sc_server server;
-	struct pollfd pfd[2];
-	struct signalfd_siginfo si;
-	int sigfd, err, child_status = 0, child_done = 0, tree_done = 0, null;
-	size_t i;
-
-	signal(SIGXFSZ, SIG_IGN); /* a call past the target's limit: EFBIG */
-	signal(SIGPIPE, SIG_IGN);
-	/* An ignored signal is discarded even while blocked: a script's
-	 * background job starts with SIGINT ignored, and `kill -INT` must
-	 * still reach a command that handles it.  (They stay blocked: the
-	 * signalfd reads them.) */
-	for (i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-		signal(forwarded[i], SIG_DFL);
-	/* Hold no pipe of the command open: a reader of its output sees end
-	 * of file when the command's tree closes it. */
-	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		close(null);
-	}
-	sigfd = signalfd(-1, sigs, SFD_CLOEXEC);
-	err = sigfd < 0 ? errno : sc_server_init(&server, listener, &cfg->policy);
-	if (err) {
-		/* Closing the listener makes every call fail with ENOSYS:
-		 * nothing waits on us. */
-		fprintf(stderr, "%s: --seccomp: cannot supervise: %s\n", PROG, strerror(err));
-		close(listener);
-		listener = -1;
-		if (sigfd < 0) { /* nothing to poll: wait for the command alone */
-			waitpid(child, &child_status, 0);
-			die_like(child_status);
-		}
-	}
-	pfd[0].fd = listener;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = sigfd;
-	pfd[1].events = POLLIN;
-	while (!(tree_done || listener < 0) || !child_done) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[0].revents & POLLIN) {
-			err = sc_serve_one(&server);
-			if (err) {
-				fprintf(stderr, "%s: --seccomp: the listener failed (%s): fallocate now fails with ENOSYS\n",
-					PROG, strerror(err));
-				close(listener);
-				pfd[0].fd = listener = -1;
-			}
-		} else if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			/* No process uses the filter any more: the tree is gone. */
-			tree_done = 1;
-			pfd[0].fd = -1;
-		}
-		if (!(pfd[1].revents & POLLIN))
-			continue;
-		if (read(sigfd, &si, sizeof si) != (ssize_t)sizeof si)
-			continue;
-		if ((int)si.ssi_signo == SIGCHLD) {
-			reap(child, &child_status, &child_done);
-			continue;
-		}
-		for (i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-			if ((int)si.ssi_signo == forwarded[i] && si.ssi_code != SI_KERNEL && !child_done)
-				kill(child, (int)si.ssi_signo);
-	}
-	if (!child_done)
-		waitpid(child, &child_status, 0);
-	die_like(child_status);
-}
-
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -455,10 +338,7 @@ int main(int argc, char **argv)
 	/* Orphans of the tree come to us: the end of the tree is the last
 	 * user of the filter going, which needs them reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGCHLD);
-	for (i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-		sigaddset(&sigs, forwarded[i]);
+	sc_signals(&sigs);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
 		perror(PROG ": socketpair");
@@ -497,6 +377,5 @@ int main(int argc, char **argv)
 	if (err == -2 && cfg.policy.debug)
 		fprintf(stderr, "%s: seccomp: no SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19):"
 			" a signal may interrupt a call the supervisor is serving (EINTR, never a success)\n", PROG);
-	supervise(&cfg, listener, child, &sigs);
-	return 0;
+	sc_supervise(&cfg.policy, listener, child, &sigs);
 }

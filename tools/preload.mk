@@ -91,11 +91,13 @@ pkglibexec_PROGRAMS = tools/fallocate-seccomp
 endif
 tools_fallocate_seccomp_SOURCES = tools/fallocate-seccomp.c \
 	tools/seccomp-abi.c tools/seccomp-abi.h \
-	tools/seccomp-serve.c tools/seccomp-serve.h
+	tools/seccomp-recv.c tools/seccomp-workers.c \
+	tools/seccomp-serve.c tools/seccomp-serve.h \
+	tools/seccomp-identity.c tools/seccomp-rules.c
 # The engine (lfa_allocate) and the running ABI's raw syscall
 # (lfa_sys_fallocate), linked in: the supervisor does not load the library
 # it serves, and needs no 64-bit off_t of its own on 32-bit ABIs.
-tools_fallocate_seccomp_LDADD = libfallocate-core.la
+tools_fallocate_seccomp_LDADD = libfallocate-core.la -lpthread
 
 # Its filter for every ABI, on a BPF interpreter (compat ABIs cannot run
 # here), and the whole of it on ext3 and ramfs with static glibc and musl
@@ -109,6 +111,8 @@ tests_check_seccomp_abi_SOURCES = tests/check_seccomp_abi.c tools/seccomp-abi.c 
 tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
-TESTS += tests/preload-seccomp.sh
+TESTS += tests/preload-seccomp.sh tests/seccomp-parallel.sh tests/seccomp-identity.sh \
+	tests/seccomp-i386.sh
 EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
-	tests/ctrl-c.py
+	tests/ctrl-c.py tests/seccomp-lib.sh tests/seccomp-parallel.sh \
+	tests/seccomp-identity.sh tests/seccomp-i386.sh

@@ -20,34 +20,46 @@ struct sc_abi {
 	uint32_t nr;
 	enum sc_args args;
 	const char *name;
+	/* The kernel's O_LARGEFILE for this ABI where its open() does not
+	 * add it (32-bit ABIs on a 64-bit kernel take the compat open):
+	 * without it, a descriptor writes nothing past 2 GiB.  0 where every
+	 * descriptor has it (64-bit ABIs, x32). */
+	int largefile;
 };
+
+/* The flag's value in each architecture's uapi <asm/fcntl.h>. */
+#define LF_GENERIC 0100000
+#define LF_ARM 0400000
+#define LF_PPC 0200000
+#define LF_MIPS 0x2000
+#define LF_SPARC 0x40000
 
 #define X32_SYSCALL_BIT 0x40000000u
 
 /* The native architecture of each machine first: the filter compares in
  * this order, so the common case is decided in the first instructions. */
 static const struct sc_abi abis[] = {
-	{ AUDIT_ARCH_X86_64, 285, WHOLE, "x86_64" },
-	{ AUDIT_ARCH_X86_64, X32_SYSCALL_BIT + 285, WHOLE, "x32" },
-	{ AUDIT_ARCH_I386, 324, PAIR_LO_HI, "i386" },
-	{ AUDIT_ARCH_AARCH64, 47, WHOLE, "aarch64" },
-	{ AUDIT_ARCH_ARM, 352, PAIR_LO_HI, "arm" },
-	{ AUDIT_ARCH_ARMEB, 352, PAIR_HI_LO, "armeb" },
-	{ AUDIT_ARCH_PPC64LE, 309, WHOLE, "ppc64le" },
-	{ AUDIT_ARCH_PPC64, 309, WHOLE, "powerpc64" },
-	{ AUDIT_ARCH_PPC, 309, PAIR_HI_LO, "powerpc" },
-	{ AUDIT_ARCH_S390X, 314, WHOLE, "s390x" },
-	{ AUDIT_ARCH_S390, 314, PAIR_HI_LO, "s390" },
-	{ AUDIT_ARCH_RISCV64, 47, WHOLE, "riscv64" },
-	{ AUDIT_ARCH_LOONGARCH64, 47, WHOLE, "loongarch64" },
-	{ AUDIT_ARCH_MIPSEL64, 5279, WHOLE, "mips64el n64" },
-	{ AUDIT_ARCH_MIPS64, 5279, WHOLE, "mips64 n64" },
-	{ AUDIT_ARCH_MIPSEL64N32, 6283, WHOLE, "mips64el n32" },
-	{ AUDIT_ARCH_MIPS64N32, 6283, WHOLE, "mips64 n32" },
-	{ AUDIT_ARCH_MIPSEL, 4320, PAIR_LO_HI, "mipsel o32" },
-	{ AUDIT_ARCH_MIPS, 4320, PAIR_HI_LO, "mips o32" },
-	{ AUDIT_ARCH_SPARC64, 314, WHOLE, "sparc64" },
-	{ AUDIT_ARCH_SPARC, 314, PAIR_HI_LO, "sparc" },
+	{ AUDIT_ARCH_X86_64, 285, WHOLE, "x86_64", 0 },
+	{ AUDIT_ARCH_X86_64, X32_SYSCALL_BIT + 285, WHOLE, "x32", 0 },
+	{ AUDIT_ARCH_I386, 324, PAIR_LO_HI, "i386", LF_GENERIC },
+	{ AUDIT_ARCH_AARCH64, 47, WHOLE, "aarch64", 0 },
+	{ AUDIT_ARCH_ARM, 352, PAIR_LO_HI, "arm", LF_ARM },
+	{ AUDIT_ARCH_ARMEB, 352, PAIR_HI_LO, "armeb", LF_ARM },
+	{ AUDIT_ARCH_PPC64LE, 309, WHOLE, "ppc64le", 0 },
+	{ AUDIT_ARCH_PPC64, 309, WHOLE, "powerpc64", 0 },
+	{ AUDIT_ARCH_PPC, 309, PAIR_HI_LO, "powerpc", LF_PPC },
+	{ AUDIT_ARCH_S390X, 314, WHOLE, "s390x", 0 },
+	{ AUDIT_ARCH_S390, 314, PAIR_HI_LO, "s390", LF_GENERIC },
+	{ AUDIT_ARCH_RISCV64, 47, WHOLE, "riscv64", 0 },
+	{ AUDIT_ARCH_LOONGARCH64, 47, WHOLE, "loongarch64", 0 },
+	{ AUDIT_ARCH_MIPSEL64, 5279, WHOLE, "mips64el n64", 0 },
+	{ AUDIT_ARCH_MIPS64, 5279, WHOLE, "mips64 n64", 0 },
+	{ AUDIT_ARCH_MIPSEL64N32, 6283, WHOLE, "mips64el n32", 0 },
+	{ AUDIT_ARCH_MIPS64N32, 6283, WHOLE, "mips64 n32", 0 },
+	{ AUDIT_ARCH_MIPSEL, 4320, PAIR_LO_HI, "mipsel o32", LF_MIPS },
+	{ AUDIT_ARCH_MIPS, 4320, PAIR_HI_LO, "mips o32", LF_MIPS },
+	{ AUDIT_ARCH_SPARC64, 314, WHOLE, "sparc64", 0 },
+	{ AUDIT_ARCH_SPARC, 314, PAIR_HI_LO, "sparc", LF_SPARC },
 };
 #define N_ABIS (sizeof abis / sizeof abis[0])
 
@@ -151,6 +163,7 @@ int sc_decode(const struct seccomp_data *d, struct sc_call *out)
 			out->len = pair(d->args[4], d->args[5], a->args);
 		}
 		out->abi = a->name;
+		out->largefile = a->largefile;
 		return 0;
 	}
 	return -1;

@@ -19,6 +19,8 @@ struct sc_call {
 	int64_t offset;
 	int64_t len;
 	const char *abi; /* "x86_64", "i386", ... */
+	int largefile;   /* the kernel's O_LARGEFILE where the ABI's open() does
+			    not force it (32-bit ABIs), else 0 */
 };
 
 /* Room for the filter: two instructions per ABI, two per audit

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
-/* For each notification: take the caller's descriptor (pidfd_getfd: a copy
- * of the same open file description, so the same file, flags and offset),
- * make sure the notification is still the caller's, call fallocate on the
- * copy (the library's engine when the rules let mode 0 emulate), answer.
- * The supervisor is not under the filter: its own calls reach the kernel. */
+/* One notification, on a worker thread: take the caller's descriptor
+ * (pidfd_getfd: a copy of the same open file description, so the same
+ * file, flags and offset) and the calling thread's identity, make sure the
+ * notification is still the caller's, and as the caller call fallocate on
+ * the copy (the library's engine when the rules let mode 0 emulate, with
+ * the rules of the caller's ABI and process); answer.  The supervisor is
+ * not under the filter: its own calls reach the kernel. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include <libfallocate.h>
 
 #include "seccomp-abi.h"
+#include "emulate.h"
 #include "seccomp-serve.h"
 #include "sys_fallocate.h"
 
@@ -34,25 +38,6 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
-
-int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *policy)
-{
-	struct seccomp_notif_sizes sizes;
-
-	memset(s, 0, sizeof *s);
-	s->listener = listener;
-	s->policy = *policy;
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
-		return errno;
-	/* A newer kernel may write more than our headers know. */
-	s->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ?
-		      sizes.seccomp_notif : sizeof(struct seccomp_notif);
-	s->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp) ?
-		       sizes.seccomp_notif_resp : sizeof(struct seccomp_notif_resp);
-	s->req = calloc(1, s->req_size);
-	s->resp = calloc(1, s->resp_size);
-	return s->req && s->resp ? 0 : ENOMEM;
-}
 
 static int still_valid(int listener, uint64_t id)
 {
@@ -89,32 +74,6 @@ static int open_pidfd(pid_t tid)
 	return (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
 }
 
-/* The engine and the kernel's fallocate test RLIMIT_FSIZE against the
- * calling process: that must be the target's limit, not ours.  Only the
- * soft limit counts (SIGXFSZ is ignored here, so a call past it fails with
- * EFBIG); the hard one is left alone, or one target's lower limit would
- * stay ours for every later call. */
-static void take_fsize_limit(pid_t pid)
-{
-	static struct rlimit ours;
-	static int known;
-	struct rlimit theirs;
-
-	if (!known)
-		known = getrlimit(RLIMIT_FSIZE, &ours) == 0;
-	if (!known || prlimit(pid, RLIMIT_FSIZE, NULL, &theirs) != 0)
-		return;
-	/* Above our hard limit only if the caller had the privilege to
-	 * raise it: then ours is as far as we go. */
-	if (theirs.rlim_cur > ours.rlim_max)
-		theirs.rlim_cur = ours.rlim_max;
-	if (theirs.rlim_cur == ours.rlim_cur)
-		return;
-	theirs.rlim_max = ours.rlim_max;
-	if (setrlimit(RLIMIT_FSIZE, &theirs) == 0)
-		ours = theirs;
-}
-
 struct cancel_check {
 	int listener;
 	uint64_t id;
@@ -124,7 +83,7 @@ struct cancel_check {
  * was interrupted (kernels before 5.19), no longer wants the zeros.  They
  * stop there, as if the process had been killed with the library inside
  * it: the old bytes, then a prefix of the range without holes. */
-static int target_gone(uint64_t done, uint64_t total, void *arg)
+static int target_gone(void *arg, uint64_t done, uint64_t total)
 {
 	const struct cancel_check *c = arg;
 
@@ -138,20 +97,45 @@ struct outcome {
 	const char *path; /* "native", "emulated", "kernel (continued)" ... */
 };
 
+static enum lfa_emulation_policy engine_policy(int emulation)
+{
+	return emulation == LFA_EMULATION_NEVER ? LFA_EMULATE_NEVER :
+	       emulation == LFA_EMULATION_ALWAYS ? LFA_EMULATE_ALWAYS : LFA_EMULATE_AUTO;
+}
+
+static int fallback_error(int err)
+{
+	return err == ENOSYS || err == EOPNOTSUPP;
+}
+
 static struct outcome allocate(const struct sc_server *s, int fd, const struct sc_call *c,
-			       uint64_t id)
+			       const struct sc_rules *r, uint64_t id)
 {
 	struct cancel_check check = { s->listener, id };
-	struct lfa_options opt = LFA_OPTIONS_INIT;
-	struct lfa_report rep = LFA_REPORT_INIT;
+	struct lfa_job_options opt;
+	struct lfa_job_report rep;
 	struct outcome o = { 0, "native" };
 
+	if ((o.err = sc_rules_refusal(fd, c, r)) != 0) {
+		o.path = "refused (the caller's RLIMIT_FSIZE)";
+		return o;
+	}
 	if (c->mode == 0 && s->policy.emulate_mode0) {
-		opt.emulation = s->policy.emulation;
+		memset(&opt, 0, sizeof opt);
+		opt.emulation = engine_policy(s->policy.emulation);
 		opt.progress = target_gone;
-		opt.user = &check;
-		o.err = lfa_allocate(fd, c->offset, c->len, &opt, &rep);
-		o.path = lfa_strpath(rep.path);
+		opt.progress_arg = &check;
+		/* The caller made the fallocate syscall: where nothing can
+		 * be emulated, the kernel's answer (refusals.c). */
+		opt.kernel_answers = 1;
+		opt.foreign_caller = 1;
+		opt.caller_largefile = r->largefile;
+		opt.caller_fsize = r->fsize;
+		o.err = lfa_run_job("fallocate-preload --seccomp", fd, c->offset, c->len, INT64_MAX,
+				    &opt, &rep);
+		if (rep.emulated || opt.emulation == LFA_EMULATE_ALWAYS ||
+		    (opt.emulation == LFA_EMULATE_AUTO && fallback_error(rep.native_error)))
+			o.path = "emulated";
 		return o;
 	}
 	/* The kernel's call, for this program's own ABI (64-bit values split
@@ -162,9 +146,17 @@ static struct outcome allocate(const struct sc_server *s, int fd, const struct s
 
 static int answer(const struct sc_server *s, uint64_t id, int err, uint32_t flags)
 {
-	struct seccomp_notif_resp *resp = s->resp;
+	union {
+		struct seccomp_notif_resp resp;
+		unsigned char bytes[256];
+	} u;
+	struct seccomp_notif_resp *resp = &u.resp;
 
-	memset(resp, 0, s->resp_size);
+	/* A larger answer than we know of is one of a future kernel: zeros
+	 * past our members are what it expects from us. */
+	if (s->resp_size > sizeof u)
+		return EINVAL;
+	memset(&u, 0, sizeof u);
 	resp->id = id;
 	resp->error = err ? -err : 0;
 	resp->flags = flags;
@@ -180,21 +172,80 @@ static void debug_line(const struct sc_call *c, pid_t pid, const struct outcome 
 		answered ? "" : " (the caller was gone: not answered)");
 }
 
-int sc_serve_one(struct sc_server *s)
+/* Once for each reason, not once per call: a tree may make thousands. */
+static void warn_once(const char *why)
 {
-	struct seccomp_notif *req = s->req;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static const char *said[8];
+	size_t i;
+	int known = 0;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < sizeof said / sizeof said[0] && said[i]; i++)
+		known |= said[i] == why;
+	if (!known && i < sizeof said / sizeof said[0])
+		said[i] = why;
+	pthread_mutex_unlock(&lock);
+	if (!known)
+		fprintf(stderr, "fallocate-preload: --seccomp: warning: %s: its fallocate calls run as its own"
+			" (the kernel's answer, no emulation)\n", why);
+}
+
+/* The call, as the caller: its identity for the thread, its rules for the
+ * engine.  Where its identity cannot be ours for the call, nothing is
+ * done for it: its own call runs in the kernel, with its own identity. */
+static struct outcome serve_as_caller(const struct sc_server *s, int fd, const struct sc_call *c,
+				      pid_t tid, uint64_t id, int *gone, uint32_t *flags)
+{
+	struct outcome o = { 0, "kernel (not served: the caller's identity could not be taken on)" };
+	struct sc_identity caller;
+	struct sc_rules rules;
+	const char *why = NULL;
+	int taken, err;
+
+	err = sc_identity_read(tid, &caller);
+	sc_rules_read(tid, c, &rules);
+	/* Still pending: tid was the caller's while we read. */
+	if (!still_valid(s->listener, id)) {
+		if (!err)
+			sc_identity_free(&caller);
+		*gone = 1;
+		return o;
+	}
+	if (err) {
+		why = "the caller's credentials could not be read (/proc)";
+		taken = -1;
+	} else {
+		taken = sc_identity_assume(&s->self, &caller, &why);
+		sc_identity_free(&caller);
+	}
+	if (taken < 0) {
+		warn_once(why);
+		*flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return o;
+	}
+	o = allocate(s, fd, c, &rules, id);
+	if (taken && (err = sc_identity_restore(&s->self)) != 0) {
+		/* A thread left with a caller's identity serves nobody else. */
+		fprintf(stderr, "fallocate-preload: --seccomp: a worker cannot take back its identity (%s);"
+			" it stops\n", strerror(err));
+		*gone = -1;
+	}
+	return o;
+}
+
+int sc_serve(const struct sc_server *s, void *buf)
+{
+	struct seccomp_notif *req = buf;
 	struct outcome o = { 0, "kernel (the caller's own call)" };
 	struct sc_call c;
-	int pidfd = -1, fd = -1, err;
+	int pidfd = -1, fd = -1, err, gone = 0;
 	uint32_t flags = 0;
 
-	memset(req, 0, s->req_size);
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
-		/* ENOENT: the target died between poll and here. */
-		return errno == EINTR || errno == ENOENT ? 0 : errno;
 	if (sc_decode(&req->data, &c) != 0) {
 		/* Not ours to judge: let the kernel run it. */
-		return answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return 0;
 	}
 	pidfd = open_pidfd((pid_t)req->pid);
 	/* After the pidfd is open, a valid notification proves the pid was
@@ -212,21 +263,15 @@ int sc_serve_one(struct sc_server *s)
 		flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		o.path = "descriptor not taken, the kernel's own call";
 	} else {
-		/* The descriptor may have been taken from a dying target, or
-		 * from a thread interrupted meanwhile. */
-		if (!still_valid(s->listener, req->id))
+		o = serve_as_caller(s, fd, &c, (pid_t)req->pid, req->id, &gone, &flags);
+		if (gone > 0)
 			goto gone;
-		take_fsize_limit((pid_t)req->pid);
-		o = allocate(s, fd, &c, req->id);
 	}
 	err = answer(s, req->id, o.err, flags);
 	if (s->policy.debug)
 		debug_line(&c, (pid_t)req->pid, &o, err == 0);
-	if (err == ENOENT)
-		err = 0; /* nobody to answer: not the listener's failure */
 	goto out;
 gone:
-	err = 0;
 	if (s->policy.debug) {
 		o.path = "gone";
 		debug_line(&c, (pid_t)req->pid, &o, 0);
@@ -236,5 +281,5 @@ out:
 		close(fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	return err;
+	return gone < 0 ? -1 : 0;
 }

@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
-/* Answers one seccomp notification of fallocate: the supervisor's half of
- * fallocate-preload --seccomp. */
+/* The supervisor of fallocate-preload --seccomp, in parts:
+ *   seccomp-recv.c      one thread receives the notifications and forwards
+ *                       signals; it never serves a call
+ *   seccomp-workers.c   a bounded pool of threads serves them, each call on
+ *                       a thread of its own (excess calls queue)
+ *   seccomp-serve.c     one call's service: the caller's descriptor, its
+ *                       identity, its ABI's rules, the call, the answer
+ *   seccomp-identity.c  the calling thread's credentials, taken on by the
+ *                       serving thread for the call and given back after
+ *   seccomp-rules.c     the rules of the caller's ABI and process (O_LARGEFILE,
+ *                       RLIMIT_FSIZE), decided before the first write
+ *   seccomp-abi.c       the filter and the arguments of every ABI */
 #ifndef LFA_SECCOMP_SERVE_H
 #define LFA_SECCOMP_SERVE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "seccomp-abi.h"
 
 /* What the wrapper's rules say (LIBFALLOCATE_* in the environment). */
 struct sc_policy {
@@ -12,19 +28,66 @@ struct sc_policy {
 	int debug;         /* a line per call on stderr */
 };
 
+/* Who a thread is to the kernel's permission checks on files. */
+struct sc_identity {
+	uint32_t fsuid, fsgid;
+	uint64_t cap_eff, cap_prm, cap_inh;
+	uint64_t userns;   /* the inode of its user namespace */
+	int ngroups;
+	uint32_t *groups;  /* ngroups supplementary groups */
+};
+
 struct sc_server {
 	int listener;
 	struct sc_policy policy;
-	void *req, *resp; /* sized as the kernel says (SECCOMP_GET_NOTIF_SIZES) */
-	size_t req_size, resp_size;
+	size_t req_size, resp_size; /* as the kernel says (SECCOMP_GET_NOTIF_SIZES) */
+	struct sc_identity self;    /* the supervisor's, given back after each call */
 };
 
-/* Sizes the buffers; 0, or an error number. */
+/* seccomp-recv.c: the signals the receiving thread reads (SIGCHLD and
+ * those it forwards), which every thread of the supervisor blocks. */
+void sc_signals(sigset_t *s);
+/* Sizes the buffers, reads our identity; 0 or an error. */
 int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *policy);
+/* Receives the notifications of listener (-1: none to receive) and the
+ * signals of sigs until the tree and child are gone, then exits as the
+ * child did. */
+void sc_supervise(const struct sc_policy *policy, int listener, pid_t child, const sigset_t *sigs)
+	__attribute__((noreturn));
 
-/* Receives one notification and answers it.  Returns 0, also when the
- * target died or was interrupted meanwhile (nothing to answer), or an error
- * number when the listener itself fails. */
-int sc_serve_one(struct sc_server *s);
+/* seccomp-workers.c: hands a received notification (a malloc'd buffer of
+ * req_size bytes, freed once served) to a worker.  0, or an error number:
+ * then nobody serves it. */
+int sc_workers_submit(struct sc_server *s, void *req);
+/* Waits up to ms milliseconds for every call handed over to be done. */
+void sc_workers_finish(int ms);
+
+/* seccomp-serve.c: serves one received notification and answers it.
+ * 0, or -1 when the calling thread could not take back its own identity
+ * and must serve no more. */
+int sc_serve(const struct sc_server *s, void *req);
+
+/* seccomp-identity.c */
+/* Reads the credentials of thread tid (/proc); 0 or an error number. */
+int sc_identity_read(pid_t tid, struct sc_identity *id);
+void sc_identity_free(struct sc_identity *id);
+/* Makes the calling thread, and no other, act as caller: 0, or -1 with
+ * *why saying what stands in the way (nothing is changed then). */
+int sc_identity_assume(const struct sc_identity *self, const struct sc_identity *caller,
+		       const char **why);
+/* Gives the calling thread back self's identity; 0 or an error number. */
+int sc_identity_restore(const struct sc_identity *self);
+
+/* seccomp-rules.c: what the in-process library would apply for this
+ * caller, for lfa_run_job's foreign-caller options. */
+struct sc_rules {
+	int largefile;      /* the status flag its descriptor needs past 2 GiB */
+	uint64_t fsize;     /* its RLIMIT_FSIZE soft limit (UINT64_MAX: none) */
+};
+void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r);
+/* The refusal the kernel would make, for the caller, of a call that the
+ * supervisor's own limits would let through (RLIMIT_FSIZE for a call
+ * growing the file), before anything is written: 0 or EFBIG. */
+int sc_rules_refusal(int fd, const struct sc_call *c, const struct sc_rules *r);
 
 #endif

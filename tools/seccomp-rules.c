@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
+/* The rules the library applies in the caller's process, applied by the
+ * supervisor for it: its ABI's (a 32-bit program's descriptor opened
+ * without O_LARGEFILE writes nothing past 2 GiB: the engine then writes
+ * through a descriptor of its own, or refuses with EFBIG before the first
+ * write) and its process's (RLIMIT_FSIZE).  The descriptor's status flags
+ * need no asking: the supervisor's copy (pidfd_getfd) shares the caller's
+ * open file description, so fcntl(F_GETFL) on it tells them. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <libfallocate.h>
+
+#include "seccomp-serve.h"
+
+void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r)
+{
+	struct rlimit theirs, ours;
+
+	r->largefile = c->largefile;
+	r->fsize = UINT64_MAX;
+	/* Process-wide, so asked of the caller's process through its thread. */
+	if (prlimit(pid, RLIMIT_FSIZE, NULL, &theirs) == 0 && theirs.rlim_cur != RLIM_INFINITY)
+		r->fsize = theirs.rlim_cur;
+	/* Above our hard limit only if the caller had the privilege to
+	 * raise it: then ours is as far as we go. */
+	if (getrlimit(RLIMIT_FSIZE, &ours) == 0 && ours.rlim_max != RLIM_INFINITY &&
+	    r->fsize > ours.rlim_max)
+		r->fsize = ours.rlim_max;
+}
+
+/* The kernel's fallocate checks RLIMIT_FSIZE where it makes the file
+ * larger (modes without KEEP_SIZE that allocate), after its other checks:
+ * those it makes itself, with nothing written, when the call goes on. */
+int sc_rules_refusal(int fd, const struct sc_call *c, const struct sc_rules *r)
+{
+	struct stat st;
+	int flags;
+
+	if (r->fsize == UINT64_MAX || (c->mode & ~FALLOC_FL_ZERO_RANGE) != 0 || c->offset < 0 ||
+	    c->len <= 0 || c->offset > INT64_MAX - c->len || (uint64_t)(c->offset + c->len) <= r->fsize)
+		return 0;
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || c->offset + c->len <= st.st_size)
+		return 0;
+	return EFBIG;
+}
