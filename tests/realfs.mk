@@ -65,3 +65,11 @@ tests_append_race_SOURCES = tests/append-race.c
 tests_append_race_CPPFLAGS = $(REALFS_CPPFLAGS)
 tests_append_race_LDADD = libfallocate.la -lpthread
 tests_append_race_LDFLAGS = -no-install
+
+# make realfs-busy [N=RUNS] (root; issue 25): realfs.sh N times in a row
+# (20 by default) while another process writes and syncs on a loop-mounted
+# ext4 and two CPU hogs run.  Not part of make check: about half an hour.
+EXTRA_DIST += tests/realfs-busy.sh
+realfs-busy: tests/realfs-check$(EXEEXT) tests/realfs-check-public$(EXEEXT) tests/lfa-call$(EXEEXT) libfallocate.la
+	@$(AM_TESTS_ENVIRONMENT) REALFS_BUSY_RUNS='$(N)' $(SHELL) $(srcdir)/tests/realfs-busy.sh
+.PHONY: realfs-busy
