@@ -75,3 +75,11 @@ tests_copytruncate_LDADD = libfallocate.la -lpthread
 tests_copytruncate_LDFLAGS = -no-install
 TESTS += tests/copytruncate.sh
 EXTRA_DIST += tests/copytruncate.sh
+
+# make realfs-busy [N=RUNS] (root; issue 25): realfs.sh N times in a row
+# (20 by default) while another process writes and syncs on a loop-mounted
+# ext4 and two CPU hogs run.  Not part of make check: about half an hour.
+EXTRA_DIST += tests/realfs-busy.sh
+realfs-busy: tests/realfs-check$(EXEEXT) tests/realfs-check-public$(EXEEXT) tests/lfa-call$(EXEEXT) libfallocate.la
+	@$(AM_TESTS_ENVIRONMENT) REALFS_BUSY_RUNS='$(N)' $(SHELL) $(srcdir)/tests/realfs-busy.sh
+.PHONY: realfs-busy
