@@ -10,34 +10,13 @@
 # forwarded signals, Ctrl-C on a terminal, nesting, and the refusals
 # (setuid targets without privileges, a second supervisor).
 . "${top_srcdir:-.}/tests/lib.sh"
-w=${FALLOCATE_PRELOAD:-$top_builddir/tools/fallocate-preload}
-helper=${FALLOCATE_PRELOAD_SECCOMP_HELPER:-$top_builddir/tools/fallocate-seccomp}
-[ -x "$w" ] || fail "no $w"
-[ -x "$helper" ] || skip "fallocate-seccomp is not built (this compiler lacks Linux's seccomp headers)"
-. "$top_srcdir/tests/realfs-lib.sh"
-need_root
-: "${FALLOCATE_PRELOAD_LIBRARY:=$LFA_LIBRARY}"
-export FALLOCATE_PRELOAD_LIBRARY FALLOCATE_PRELOAD_SECCOMP_HELPER=$helper
-# The wrapper preloads the library into the system's programs (sh, true):
-# the i386 tree's library cannot serve them on an x86_64 system.
-need_same_class "$FALLOCATE_PRELOAD_LIBRARY" /bin/sh
-unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE \
-	FALLOCATE_PRELOAD_SECCOMP LD_PRELOAD
-# Only the kernel's refusals skip; anything else is a failure of ours.
-rc=0
-out=$("$w" --seccomp true 2>&1) || rc=$?
-case $rc:$out in
-0:) ;;
-126:*kernel*) skip "$out" ;;
-*) fail "--seccomp true: exit $rc: $out" ;;
-esac
+# The wrapper, root, the kernel's support, and $bin/glibc-static: the
+# library preloads into the system's programs (sh, true), so the i386
+# tree's cannot serve them on an x86_64 system; only the kernel's refusals
+# skip, anything else is a failure of ours.
+. "$top_srcdir/tests/seccomp-lib.sh"
 
 missing=""
-bin=$scratch/bin
-mkdir "$bin" || exit 99
-# The programs: static ones are out of LD_PRELOAD's reach.
-${CC:-cc} -static -O2 -pthread -o "$bin/glibc-static" "$top_srcdir/tests/seccomp-target.c" \
-	2>"$scratch/cc.err" || skip "cannot link statically with glibc: $(head -3 "$scratch/cc.err")"
 ${CC:-cc} -O2 -pthread -o "$bin/glibc-dynamic" "$top_srcdir/tests/seccomp-target.c" || exit 99
 if command -v musl-gcc >/dev/null 2>&1 &&
 	musl-gcc -static -O2 -pthread -o "$bin/musl-static" "$top_srcdir/tests/seccomp-target.c" 2>/dev/null; then :
@@ -82,7 +61,6 @@ check_file() {
 		[ $((blocks)) -ge "$2" ] || fail "$1: $((blocks)) bytes allocated, wanted $2"
 	esac
 }
-run() { rc=0; out=$("$@" 2>&1) || rc=$?; }
 # with_file FILE COMMAND...: run, with each argument @F@ replaced by FILE.
 with_file() {
 	f=$1
