@@ -275,7 +275,7 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 			    from);
 	} while (r < 0 && errno == EINTR && ++tries <= EMUL_RETRIES);
 	if (r < 0)
-		return errno;
+		return errno ? errno : EIO; /* never 0 with *got unset */
 	*got = r;
 	if (from + r < to)
 		j->buf_end = from + r; /* what follows is past the end of file now */
