@@ -63,5 +63,10 @@ window: tests/window
 check_PROGRAMS += tests/append-race
 tests_append_race_SOURCES = tests/append-race.c
 tests_append_race_CPPFLAGS = $(REALFS_CPPFLAGS)
-tests_append_race_LDADD = libfallocate.la -lpthread
+tests_append_race_LDADD = libfallocate.la -lpthread -ldl
 tests_append_race_LDFLAGS = -no-install
+
+# ...and by another machine, on a shared filesystem (issue 24): two clients
+# of GlusterFS (replica 2 on ext3 bricks) and of sshfs (root).
+TESTS += tests/two-clients.sh
+EXTRA_DIST += tests/two-clients.sh tests/gluster-lib.sh
