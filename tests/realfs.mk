@@ -38,7 +38,7 @@ fuzz: tests/fuzz
 
 # make check-fs (root; issue 10): every descriptor kind on a fresh image of
 # each filesystem users have (block, copy-on-write, tmpfs, ramfs, overlayfs,
-# FUSE: sshfs, ntfs-3g, exfat-fuse, bindfs), error parity on hugetlbfs and
+# FUSE: sshfs, GlusterFS, ntfs-3g, exfat-fuse, bindfs), error parity on hugetlbfs and
 # read-only filesystems, and a table.  Not part of make check: it needs
 # packages and daemons CI installs (.ci/packages) and runs as a step.
 EXTRA_DIST += tests/check-fs.sh
