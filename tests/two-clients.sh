@@ -13,7 +13,7 @@
 #    where the emulation runs.  Before the engine appended through an
 #    O_APPEND descriptor there, 0 to 18 records a run were damaged (zeros
 #    appended with RWF_APPEND land at client B's cached size); glibc's
-#    emulation 86 to 190 in a third of the records.  0 required.
+#    emulation 116 to 187 (86 to 112 in a third as many).  0 required.
 #  - sshfs, two mounts of one directory through a throwaway sshd
 #    (tests/sshd-lib.sh): 8 to 590 a run before, 0 required as well.
 # glibc's figure is printed beside ours (one run of a third), not asserted.
