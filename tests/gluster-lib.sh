@@ -22,7 +22,8 @@
 # One GlusterFS at a time on a machine: glusterd listens on port 24007.
 # Ours wait for each other (a lock); another glusterd running is a skip.
 
-gluster_lock=/run/lock/lfa-gluster.lock
+# The lock is taken on the package's own glusterd.vol: no file is made.
+gluster_lock=/etc/glusterfs/glusterd.vol
 gluster_state="/var/run/gluster /var/run/glusterd.socket /var/log/glusterfs /var/lib/glusterd"
 gluster_dir="" gluster_clients="" gluster_loops="" gluster_bricks="" gluster_pid=""
 gluster_volume="" gluster_locked="" gluster_before=""
@@ -73,8 +74,8 @@ gluster_start() {
 		return 1 ;;
 	esac
 	"$_gl_hook" gluster_stop
-	why="another GlusterFS test held $gluster_lock for 5 minutes"
-	exec 9> "$gluster_lock" || { why="cannot open $gluster_lock"; return 2; }
+	why="another GlusterFS test held the lock on $gluster_lock for 5 minutes"
+	exec 9< "$gluster_lock" || { why="no $gluster_lock (glusterfs-server)"; return 1; }
 	flock -w 300 9 || return 1
 	gluster_locked=1
 	if command -v ss > /dev/null 2>&1 && ss -Hltn 'sport = :24007' 2> /dev/null | grep -q .; then
