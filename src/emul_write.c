@@ -392,14 +392,15 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		return err;
 	if (shared >= 0) {
 		/* This client copied the zeros into its page cache at its own
-		 * idea of the end, and still holds the page that ended there:
-		 * the server may have put another client's bytes under both.
-		 * A read back from that cache would show zeros where they are
-		 * data, and zeros would be written over them: the pages from
-		 * there on are dropped, so the next read asks the server. */
+		 * idea of the end (its kernel's, which a client's stale size
+		 * can have moved below ours), and still holds the page that
+		 * ended there: the server may have put another client's bytes
+		 * under both.  A read back from that cache would show zeros
+		 * where they are data, and zeros would be written over them:
+		 * the range's pages are dropped, so the next read asks the
+		 * server. */
 		j->rep->syscalls++;
-		(void)posix_fadvise64(shared, j->known_size & ~(int64_t)4095, 0,
-				      POSIX_FADV_DONTNEED);
+		(void)posix_fadvise64(shared, j->offset & ~(int64_t)4095, 0, POSIX_FADV_DONTNEED);
 	}
 	j->known_size += w; /* at least: they landed at or after it */
 	return 0;
