@@ -18,7 +18,9 @@
  * mount of DIR, where the appender opens the file; -c CHECK_DIR, a fresh
  * mount of it, through which the records are read back (no cache of
  * either client answers).  -g calls glibc's posix_fallocate instead of the
- * library's, for its figure beside ours.
+ * library's, for its figure beside ours; -z appends 100 zeros through an
+ * O_APPEND descriptor of its own instead of calling posix_fallocate (what
+ * the filesystem itself does with two clients' appends).
  * Prints the counts; exits 1 when a record was damaged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -131,15 +133,19 @@ int main(int argc, char **argv)
 	const char *append_dir = NULL, *check_dir = NULL;
 	int (*allocate)(int, off_t, off_t) = posix_fallocate;
 	pthread_t t;
-	int fd, cfd, tail, c, err = 0;
+	int fd, cfd, tail, c, err = 0, zeros_only = 0, zfd = -1;
+	static const char zero100[100];
 
-	while ((c = getopt(argc, argv, "a:c:g")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:gz")) != -1) {
 		switch (c) {
 		case 'a':
 			append_dir = optarg;
 			break;
 		case 'c':
 			check_dir = optarg;
+			break;
+		case 'z':
+			zeros_only = 1;
 			break;
 		case 'g':
 			allocate = (int (*)(int, off_t, off_t))dlsym(dlopen("libc.so.6", RTLD_NOW),
@@ -178,7 +184,12 @@ int main(int argc, char **argv)
 
 		if (fstat(fd, &st) != 0)
 			return 99;
-		err = tail ? allocate(fd, st.st_size, 100) : allocate(fd, 0, st.st_size + 100);
+		if (zeros_only && zfd < 0)
+			zfd = open(path, O_WRONLY | O_APPEND);
+		if (zeros_only)
+			err = write(zfd, zero100, sizeof zero100) == sizeof zero100 ? 0 : errno;
+		else
+			err = tail ? allocate(fd, st.st_size, 100) : allocate(fd, 0, st.st_size + 100);
 		calls++;
 		if (err) {
 			failed++;
@@ -207,6 +218,8 @@ int main(int argc, char **argv)
 	}
 	if (cfd != fd)
 		close(cfd);
+	if (zfd >= 0)
+		close(zfd);
 	close(fd);
 	unlink(path);
 	free(landed);

@@ -15,7 +15,12 @@
 #    appended with RWF_APPEND land at client B's cached size); glibc's
 #    emulation 116 to 187 (86 to 112 in a third as many).  0 required.
 #  - sshfs, two mounts of one directory through a throwaway sshd
-#    (tests/sshd-lib.sh): 8 to 590 a run before, 0 required as well.
+#    (tests/sshd-lib.sh): 8 to 590 a run before, 0 to 4 now.  sshfs itself
+#    cannot keep two clients' appends apart: client B's own O_APPEND
+#    appends of 100 zeros, no library involved, damage 0 to 78 a run.
+#    Where ours damaged any, that is measured (append-race -z, up to three
+#    runs): if the filesystem's own appends damage records too, the
+#    figures are reported and not required to be 0; otherwise it fails.
 # With TWO_CLIENTS_GLIBC=1, glibc's figure is printed beside ours (one run
 # of a third as many records), not asserted.
 # Root only (mounts, daemons); each filesystem this machine cannot set up
@@ -35,7 +40,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lfa-2c.XXXXXX") || exit 99
 on_exit 'rm -rf --one-file-system "$work"'
 trap 'exit 99' HUP INT TERM # the EXIT trap then undoes everything
 
-ran="" failed="" skipped=""
+ran="" failed="" skipped="" unreliable=""
 
 # race NAME A B FRESH_MOUNT_CMD FRESH_UMOUNT_CMD: the runs; A appends, B
 # allocates, a fresh mount checks.
@@ -46,7 +51,8 @@ race() {
 	while [ $r -le $runs ]; do
 		t0=$(date +%s)
 		"$mnt" || fail "$name: cannot mount a fresh client: $why"
-		out=$("$RACE" -a "$a" -c "$fresh" "$b" "$records" 2>&1)
+		# shellcheck disable=SC2086 # options, one a word
+		out=$("$RACE" ${TWO_CLIENTS_RACE_OPTS:-} -a "$a" -c "$fresh" "$b" "$records" 2>&1)
 		rc=$?
 		"$unmnt"
 		echo "$out" | sed "s|$work/||g; s|^|[$name run $r] |"
@@ -67,8 +73,31 @@ race() {
 	note "$name: records damaged in $runs runs of $records: libfallocate$damaged$glibc"
 	ran="$ran $name"
 	for n in $damaged; do
-		[ "$n" = 0 ] || { failed="$failed $name"; break; }
+		[ "$n" = 0 ] && continue
+		# Does the filesystem itself keep two clients' appends apart?
+		# Client B appends 100 zeros through an O_APPEND descriptor of
+		# its own, no library involved, up to three runs.
+		if [ "$name" = sshfs ] && own_appends_collide "$a" "$b"; then
+			note "$name: its own O_APPEND appends from two clients damaged $own records of $records (no library involved): the filesystem cannot keep two clients' appends apart, so its figure is reported, not required to be 0"
+			unreliable="$unreliable $name"
+		else
+			failed="$failed $name"
+		fi
+		break
 	done
+}
+
+own_appends_collide() { # A B
+	i=1
+	while [ $i -le 3 ]; do
+		"$mnt" || fail "$name: cannot mount a fresh client: $why"
+		own=$("$RACE" -z -a "$1" -c "$fresh" "$2" "$records" 2>&1 | tail -n 1)
+		"$unmnt"
+		own=$(echo "$own" | sed -n 's/.*, \([0-9]*\) records damaged$/\1/p')
+		[ "${own:-0}" != 0 ] && return 0
+		i=$((i + 1))
+	done
+	return 1
 }
 
 # ---- GlusterFS: two clients of a replica-2 volume ---------------------------
@@ -132,4 +161,4 @@ esac
 note "two-clients: $(($(date +%s) - started)) s"
 [ -n "$failed" ] && fail "records damaged on:$failed"
 [ -n "$ran" ] || skip "no shared filesystem could be set up:$skipped (reasons above)"
-echo "PASS (ran:$ran${skipped:+; skipped:$skipped})"
+echo "PASS (ran:$ran${skipped:+; skipped:$skipped}${unreliable:+; figures only, the filesystem loses appends itself:$unreliable})"
