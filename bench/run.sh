@@ -8,9 +8,10 @@
 # Environment: BENCH_OUT, BENCH_TMPDIR (scratch space on the machine's own
 # disk, default /var/tmp; needs about 8 GiB free), BENCH_REPS (timed rounds
 # per side for the large scenarios, default 5), BENCH_ONLY (scenario
-# numbers to run, e.g. "2 3"; default all), BENCH_VERBOSE=1 (each round's
+# numbers to run, e.g. "2 3"; default all; 11 is GlusterFS), BENCH_VERBOSE=1 (each round's
 # time on stderr), BENCH_CACHE_SIZES (MiB, scenario 9; default 1024, the
 # issue's full run is "1024 4096"), BENCH_CACHE_REPS (default 3),
+# BENCH_GLUSTER_1G_REPS (rounds of scenario 11's 1 GiB row, default 1),
 # BENCH_CACHE_SIDES (bench/cache.py --sides: e.g. add ours@/path/to/an/older/
 # libfallocate.so.1 to compare engines).
 set -euo pipefail
@@ -21,7 +22,7 @@ bench=$top_builddir/bench/lfa-bench
 forcer=$top_builddir/tests/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
-only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11 12}
 cache_sizes=${BENCH_CACHE_SIZES:-1024}
 cache_reps=${BENCH_CACHE_REPS:-3}
 verbose=()
@@ -219,6 +220,32 @@ if wanted 8; then
 	fi
 fi
 
+# GlusterFS (tests/gluster-lib.sh): a replica-2 volume of two ext3 bricks
+# (no fallocate) and one FUSE client, the shared filesystem of issue 24.
+# Says why in $why.
+. "$top_srcdir/tests/gluster-lib.sh"
+# shellcheck disable=SC2154 # gluster-lib.sh sets the gluster_ variables
+gluster_setup() {
+	why="needs root (glusterd, loop devices, FUSE mount)"
+	is_root || return 1
+	gluster_start "$work/gluster" on_exit 1536M 1 || return 1
+	gluster_bench_dir=${gluster_clients# }
+	why="GlusterFS $(glusterfs --version 2>/dev/null | awk 'NR == 1 { print $2 }') on $gluster_host, bricks on ext3"
+}
+
+if wanted 11; then
+	if gluster_setup; then
+		log "$why"
+		run 11-new-64M "$gluster_bench_dir" glusterfs --scenario new --dd --size 64M --reps 3
+		# glibc takes one to three minutes a round here: one round by
+		# default, to keep make bench under its 10 minutes.
+		run 11-new-1G "$gluster_bench_dir" glusterfs --scenario new --dd --size 1G \
+			--reps "${BENCH_GLUSTER_1G_REPS:-1}"
+	else
+		skip 11 "$why"
+	fi
+fi
+
 if wanted 7; then
 	if [ $can_force = yes ]; then
 		forced 7-rss "$disk" "$forced_fs" --scenario rss --reps 3
@@ -277,11 +304,11 @@ if wanted 10; then
 		--chunk 4K --calls 20000 --reps 7 --threaded
 fi
 
-# Scenario 11: a fragmented file (issue 25), 100,000 1 KiB data blocks and
+# Scenario 12: a fragmented file (issue 25), 100,000 1 KiB data blocks and
 # 100,000 1 KiB holes between them, on an ext3 with 1 KiB blocks: ours with
 # its page-cache window beside ours without it (LIBFALLOCATE_CACHE=keep)
 # and glibc, in one run.
-if wanted 11; then
+if wanted 12; then
 	if is_root && command -v mkfs.ext3 > /dev/null && command -v losetup > /dev/null; then
 		truncate -s 1G "$work/ext3-1k.img"
 		mkfs.ext3 -q -F -b 1024 "$work/ext3-1k.img"
@@ -290,16 +317,16 @@ if wanted 11; then
 			mkdir "$work/ext3-1k"
 			if mount -t ext3 "$loop1k" "$work/ext3-1k"; then
 				on_exit "umount '$work/ext3-1k'"
-				run 11-fragmented "$work/ext3-1k" ext3-1k --scenario sparse --chunk 1K \
+				run 12-fragmented "$work/ext3-1k" ext3-1k --scenario sparse --chunk 1K \
 					--size 200000K --keep --reps "${BENCH_FRAGMENTED_REPS:-3}"
 			else
-				skip 11 "cannot mount the 1 KiB-block ext3"
+				skip 12 "cannot mount the 1 KiB-block ext3"
 			fi
 		else
-			skip 11 "no loop device"
+			skip 12 "no loop device"
 		fi
 	else
-		skip 11 "$no_ext3"
+		skip 12 "$no_ext3"
 	fi
 fi
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Which descriptors reach the file: the job's own (a dup of the caller's,
- * made before anything was checked), and one reopened through /proc when
- * the job needs a file offset or status flags of its own. */
+ * made before anything was checked), one reopened through /proc when the
+ * job needs a file offset or status flags of its own, and, on filesystems
+ * other machines share, one reopened with O_APPEND for growing the file. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -19,7 +20,7 @@
  * thread group leader's table, which a thread that unshared its descriptors
  * (or a fake /proc in a chroot) does not share, and zeros written from
  * another file's hole map would destroy data. */
-static int open_same_file(struct emul_job *j, const char *path, int mode)
+static int open_same_file(struct emul_job *j, const char *path, int mode, int *slot)
 {
 	/* O_NONBLOCK: an open that would break another process's lease
 	 * fails at once instead of waiting for it (up to lease-break-time). */
@@ -27,46 +28,83 @@ static int open_same_file(struct emul_job *j, const char *path, int mode)
 	struct stat64 st;
 	int fd;
 
-	fd = lfa_job_open(path, mode | keep | O_NOCTTY | O_LARGEFILE | O_NONBLOCK, &j->priv_slot,
+	fd = lfa_job_open(path, mode | keep | O_NOCTTY | O_LARGEFILE | O_NONBLOCK, slot,
 			  &j->rep->syscalls);
 	if (fd < 0 && (keep & O_NOATIME) && errno == EPERM)
 		fd = lfa_job_open(path, mode | (keep & ~O_NOATIME) | O_NOCTTY | O_LARGEFILE |
-				  O_NONBLOCK, &j->priv_slot, &j->rep->syscalls);
+				  O_NONBLOCK, slot, &j->rep->syscalls);
 	if (fd >= 0) {
 		j->rep->syscalls++;
 		if (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||
 		    st.st_ino != j->target->ino) {
 			j->rep->syscalls++;
-			lfa_job_close(fd, j->priv_slot);
+			lfa_job_close(fd, *slot);
 			fd = -1;
 		}
 	}
 	return fd;
 }
 
-/* Opened at most once per job.  Never while the caller holds a lease on the
- * file: our open would break it, signalling the caller and stalling us. */
-int emul_private_fd(struct emul_job *j)
+/* The first of modes that opens the job's file again, through the thread's
+ * table or the process's; -1 where none does.  Never while the caller holds
+ * a lease on the file: our open would break it, signalling the caller and
+ * stalling us. */
+static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int *mode)
 {
 	static const char *const tables[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
-	static const int modes[] = { O_RDWR, O_WRONLY, O_RDONLY };
 	char path[40];
 	size_t t, i;
+	int fd = -1;
+
+	j->rep->syscalls++;
+	if (fcntl(j->fd, F_GETLEASE) != F_UNLCK)
+		return -1;
+	for (t = 0; t < sizeof tables / sizeof tables[0] && fd < 0; t++) {
+		snprintf(path, sizeof path, "%s%d", tables[t], j->fd);
+		for (i = 0; i < n && fd < 0; i++) {
+			fd = open_same_file(j, path, modes[i], slot);
+			*mode = modes[i];
+		}
+	}
+	return fd;
+}
+
+/* Opened at most once per job. */
+int emul_private_fd(struct emul_job *j)
+{
+	static const int modes[] = { O_RDWR, O_WRONLY, O_RDONLY };
 
 	if (j->priv_tried)
 		return j->priv;
 	j->priv_tried = 1;
-	j->rep->syscalls++;
-	if (fcntl(j->fd, F_GETLEASE) != F_UNLCK)
-		return -1;
-	for (t = 0; t < sizeof tables / sizeof tables[0] && j->priv < 0; t++) {
-		snprintf(path, sizeof path, "%s%d", tables[t], j->fd);
-		for (i = 0; i < sizeof modes / sizeof modes[0] && j->priv < 0; i++) {
-			j->priv = open_same_file(j, path, modes[i]);
-			j->priv_mode = modes[i];
-		}
-	}
+	j->priv = reopen(j, modes, sizeof modes / sizeof modes[0], &j->priv_slot, &j->priv_mode);
 	return j->priv;
+}
+
+/* Where another machine appends to the file, this client's idea of its
+ * end is stale: through FUSE, pwritev2(RWF_APPEND) lands at the size this
+ * client cached, over whatever another client appended meanwhile.  A
+ * descriptor opened with O_APPEND makes the server append (FUSE passes the
+ * open's flags on; NFS and CIFS clients ask the server's size first).  The
+ * caller's own serves if it is one (not O_DIRECT, which would want the end
+ * aligned); otherwise one is opened, once per job, with the reopen's
+ * price: watchers see IN_OPEN and IN_CLOSE_WRITE.  -1 where none can be
+ * had (a lease, no /proc, a mode that no longer lets us write): the
+ * appends are then RWF_APPEND's, with its window (README, Known limits). */
+int emul_append_fd(struct emul_job *j)
+{
+	static const int modes[] = { O_WRONLY | O_APPEND, O_RDWR | O_APPEND };
+	int mode;
+
+	if (j->app_tried)
+		return j->app;
+	j->app_tried = 1;
+	j->app = -1;
+	if ((j->flags & O_APPEND) && !(j->flags & O_DIRECT))
+		j->app = j->fd;
+	else
+		j->app = reopen(j, modes, sizeof modes / sizeof modes[0], &j->app_slot, &mode);
+	return j->app;
 }
 
 /* pread leaves the file offset alone, so the job's own descriptor serves
@@ -103,6 +141,31 @@ int emul_local_fs(uint32_t fs_type)
 	case FS_ZFS:
 		return 1;
 	default:         /* ramfs, FUSE, NFS, overlayfs, ... */
+		return 0;
+	}
+}
+
+/* Filesystems another machine may append to while we write: network and
+ * cluster clients whose size is a cache of the server's, and FUSE, which
+ * serves GlusterFS, sshfs, MooseFS, ceph-fuse and the like.  (ocfs2 and
+ * gfs2 keep one size for every node under their cluster locks.) */
+int emul_shared_fs(uint32_t fs_type)
+{
+	switch (fs_type) {
+	case FS_FUSE:
+	case FS_NFS:
+	case FS_CIFS:
+	case FS_SMB2:
+	case FS_SMB:
+	case FS_CEPH:
+	case FS_9P:
+	case FS_AFS:
+	case FS_KAFS:
+	case FS_CODA:
+	case FS_LUSTRE:
+	case FS_GPFS:
+		return 1;
+	default:
 		return 0;
 	}
 }
@@ -146,4 +209,9 @@ void emul_close_private(struct emul_job *j)
 		lfa_job_close(j->priv, j->priv_slot);
 		j->priv = -1;
 	}
+	if (j->app_tried && j->app >= 0 && j->app != j->fd) {
+		j->rep->syscalls++;
+		lfa_job_close(j->app, j->app_slot);
+	}
+	j->app_tried = 0;
 }

@@ -36,6 +36,9 @@ struct emul_job {
 	int priv, priv_mode;    /* ours, reopened through /proc, and its access mode */
 	int priv_tried;
 	int priv_slot;          /* priv's in the table of job descriptors (job_fds.c) */
+	/* Where other machines share the file: the descriptor with O_APPEND
+	 * that grows it (the caller's, or reopened), valid once app_tried. */
+	int app, app_slot, app_tried;
 	enum writer writer;
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
@@ -100,6 +103,7 @@ int emul_refusal(struct emul_job *j, int *decided) LFA_HIDDEN;
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_readable_fd(struct emul_job *j) LFA_HIDDEN;
+int emul_append_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_refresh_size(struct emul_job *j) LFA_HIDDEN;
 void emul_close_private(struct emul_job *j) LFA_HIDDEN;
 
@@ -159,10 +163,23 @@ void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 #define FS_BCACHEFS   0xCA451A4Eu
 #define FS_ZFS        0x2FC12FC1u
 #define FS_FUSE       0x65735546u
+#define FS_NFS        0x6969u
+#define FS_CIFS       0xFF534D42u
+#define FS_SMB2       0xFE534D42u
+#define FS_SMB        0x517Bu
+#define FS_CEPH       0x00C36400u
+#define FS_9P         0x01021997u
+#define FS_AFS        0x5346414Fu
+#define FS_KAFS       0x6B414653u
+#define FS_CODA       0x73757245u
+#define FS_LUSTRE     0x0BD00BD0u
+#define FS_GPFS       0x47504653u
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */
 int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
+/* Where another machine may append to the file while a call runs. */
+int emul_shared_fs(uint32_t fs_type) LFA_HIDDEN;
 /* Where an overwrite allocates anew, so zeros reserve nothing. */
 int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;
 /* An end that every file of the filesystem can reach, below its smallest

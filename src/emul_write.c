@@ -314,45 +314,104 @@ void emul_forget_kernel_answers(void)
 #endif
 }
 
+#ifdef HAVE_WRITE_V2
+/* Whether RWF_APPEND is known to be refused. */
+static int append_unknown(void)
+{
+	return __atomic_load_n(&kernel_lacks_append, __ATOMIC_RELAXED);
+}
+#endif
+
+/* Through a descriptor opened with O_APPEND, on a filesystem other machines
+ * share (emul_append_fd): the O_APPEND of its open puts the zeros at the
+ * server's end of file.  RWF_APPEND as well, where the kernel has it, so
+ * that another thread's F_SETFL clearing O_APPEND on the caller's open file
+ * cannot make the write positional; without it, O_APPEND alone appends. */
+static ssize_t append_through(struct emul_job *j, int fd, const struct iovec *iov, int cnt)
+{
+#ifdef HAVE_WRITE_V2
+	ssize_t w;
+
+	if (!append_unknown()) {
+		w = write_with(j, fd, iov, cnt, j->known_size, RWF_APPEND);
+		if (w >= 0 || !append_refused(errno))
+			return w;
+		j->rep->syscalls++;
+	}
+	if (emul_cache_rwf(j, iov_bytes(iov, cnt)))
+		return write_with(j, fd, iov, cnt, j->known_size, 0);
+#else
+	(void)j;
+#endif
+	/* pwritev on an O_APPEND descriptor appends, whatever the offset,
+	 * and moves no file offset. */
+	return pwritev64(fd, iov, cnt, j->known_size);
+}
+
 /* The zeros land after whatever another writer appended since our look at
  * the size, never over it.  If it appended k bytes in that window, the
  * zeros end k bytes further than aimed: past the range by at most the
  * smaller of k and this piece, and only ever past the end of file. */
 int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 {
-#ifdef HAVE_WRITE_V2
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
 	int fd = j->writer == WRITE_PRIVATE ? j->priv : j->fd;
-	int cnt, err;
+	int shared = -1, cnt, err;
 	ssize_t w;
 
 	*done = 0;
 	if (lfa_fork_generation() != j->fork_generation)
 		return EBADF; /* as in emul_write */
+	if (j->writer == WRITE_APPEND)
+		return EMUL_NO_APPEND; /* an append-only file appends anyway */
+	if (emul_shared_fs(j->fs_type))
+		shared = emul_append_fd(j);
 	/* O_DIRECT would need the end of file aligned, which another writer
-	 * decides; an append-only file appends anyway. */
-	if (j->writer == WRITE_APPEND || (j->writer == WRITE_BOUND && j->direct) ||
-	    __atomic_load_n(&kernel_lacks_append, __ATOMIC_RELAXED))
+	 * decides; the descriptor with O_APPEND has no O_DIRECT. */
+	if (shared < 0 && j->writer == WRITE_BOUND && j->direct)
 		return EMUL_NO_APPEND;
+#ifdef HAVE_WRITE_V2
+	if (shared < 0 && append_unknown())
+		return EMUL_NO_APPEND;
+#else
+	if (shared < 0)
+		return EMUL_NO_APPEND;
+#endif
 	n = emul_min(n, WRITE_CHUNK);
 	cnt = fill_iov(iov, n);
 	j->rep->syscalls++;
-	/* The offset is ignored with RWF_APPEND, but must not be -1, which
-	 * would move the file offset the caller shares with us. */
-	w = write_with(j, fd, iov, cnt, j->known_size, RWF_APPEND);
+	if (shared >= 0) {
+		w = append_through(j, shared, iov, cnt);
+	} else {
+#ifdef HAVE_WRITE_V2
+		/* The offset is ignored with RWF_APPEND, but must not be -1,
+		 * which would move the file offset the caller shares with us. */
+		w = write_with(j, fd, iov, cnt, j->known_size, RWF_APPEND);
+		if (w < 0 && append_refused(errno))
+			return EMUL_NO_APPEND;
+#else
+		(void)fd;
+		w = -1; /* not reached */
+#endif
+	}
 	if (w < 0) {
 		err = errno;
-		if (append_refused(err))
-			return EMUL_NO_APPEND;
 		return err == EINTR ? interrupted(j) : err;
 	}
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
+	if (shared >= 0) {
+		/* This client copied the zeros into its page cache at its own
+		 * idea of the end (its kernel's, which a client's stale size
+		 * can have moved below ours), and still holds the page that
+		 * ended there: the server may have put another client's bytes
+		 * under both.  A read back from that cache would show zeros
+		 * where they are data, and zeros would be written over them:
+		 * the range's pages are dropped, so the next read asks the
+		 * server. */
+		j->rep->syscalls++;
+		(void)posix_fadvise64(shared, j->offset & ~(int64_t)4095, 0, POSIX_FADV_DONTNEED);
+	}
 	j->known_size += w; /* at least: they landed at or after it */
 	return 0;
-#else
-	(void)j, (void)n;
-	*done = 0;
-	return EMUL_NO_APPEND;
-#endif
 }

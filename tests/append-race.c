@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Another writer's appends survive a call that grows the file:
- *   append-race DIR RECORDS [tail]
+ *   append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] DIR RECORDS [tail]
  * One thread appends RECORDS 64-byte records (no byte zero) through its own
  * O_APPEND descriptor of DIR/append-race, noting where each landed (its
  * offset after the write); the other calls posix_fallocate(fd, 0, size + 100)
@@ -14,8 +14,16 @@
  * appended (RWF_APPEND) never do.  Linked with the shared library, so
  * posix_fallocate is the one users get: it emulates where the kernel says
  * EOPNOTSUPP (ext3, ramfs) or where LIBFALLOCATE_EMULATION=always.
+ * Two clients of a shared filesystem (issue 24): -a APPEND_DIR, another
+ * mount of DIR, where the appender opens the file; -c CHECK_DIR, a fresh
+ * mount of it, through which the records are read back (no cache of
+ * either client answers).  -g calls glibc's posix_fallocate instead of the
+ * library's, for its figure beside ours; -z appends 100 zeros through an
+ * O_APPEND descriptor of its own instead of calling posix_fallocate (what
+ * the filesystem itself does with two clients' appends).
  * Prints the counts; exits 1 when a record was damaged. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,23 +37,74 @@
 
 #define RECORD 64
 
-static const char *path;
+static const char *path, *append_path;
 static long records;
 static off_t *landed;
 static atomic_int appender_done;
 
+/* 'R', the record's number in ten digits, then a pattern: no byte zero,
+ * so a record can be found again whatever zeros land around it. */
 static void record_bytes(unsigned char *b, long i)
 {
+	char head[16];
 	int k;
 
 	for (k = 0; k < RECORD; k++)
 		b[k] = (unsigned char)(0x80 | ((i * 7 + k * 29) & 0x7f));
+	snprintf(head, sizeof head, "R%010ld", i);
+	memcpy(b, head, 11);
+}
+
+/* Through a FUSE client, an O_APPEND write's file offset is this client's
+ * idea of the end, not where the server appended: where two clients
+ * write, the records are found by reading the whole file instead.  Zeros
+ * are skipped; a record counts when all its bytes are there, in a row.
+ * Returns the records not found whole. */
+static long damaged_by_scan(int fd)
+{
+	unsigned char *seen = calloc((size_t)records, 1), want[RECORD];
+	unsigned char *buf;
+	struct stat st;
+	off_t size, pos, got;
+	long i, whole = 0, told = 0;
+	ssize_t r;
+
+	if (!seen || fstat(fd, &st) != 0 || !(buf = malloc((size_t)st.st_size + 1))) {
+		perror("append-race: scan");
+		exit(99);
+	}
+	for (size = 0; size < st.st_size; size += r)
+		if ((r = pread(fd, buf + size, (size_t)(st.st_size - size), size)) <= 0)
+			break;
+	for (pos = 0; pos + RECORD <= size;) {
+		if (buf[pos] != 'R') {
+			pos++;
+			continue;
+		}
+		i = strtol((char *)buf + pos + 1, NULL, 10);
+		got = 0;
+		if (i >= 0 && i < records) {
+			record_bytes(want, i);
+			got = !memcmp(buf + pos, want, RECORD);
+		}
+		if (got && !seen[i]) {
+			seen[i] = 1;
+			whole++;
+		}
+		pos += got ? RECORD : 1;
+	}
+	for (i = 0; i < records && records - whole > 0; i++)
+		if (!seen[i] && told++ < 5)
+			fprintf(stderr, "append-race: record %ld not found whole\n", i);
+	free(buf);
+	free(seen);
+	return records - whole;
 }
 
 static void *appender(void *arg)
 {
 	unsigned char b[RECORD];
-	int fd = open(path, O_WRONLY | O_APPEND);
+	int fd = open(append_path, O_WRONLY | O_APPEND);
 	long i;
 
 	(void)arg;
@@ -70,17 +129,48 @@ int main(int argc, char **argv)
 {
 	unsigned char want[RECORD], got[RECORD];
 	long calls = 0, failed = 0, damaged = 0, i;
-	char file[4096];
+	char file[4096], afile[4096], cfile[4096];
+	const char *append_dir = NULL, *check_dir = NULL;
+	int (*allocate)(int, off_t, off_t) = posix_fallocate;
 	pthread_t t;
-	int fd, tail, err = 0;
+	int fd, cfd, tail, c, err = 0, zeros_only = 0, zfd = -1;
+	static const char zero100[100];
 
+	while ((c = getopt(argc, argv, "a:c:gz")) != -1) {
+		switch (c) {
+		case 'a':
+			append_dir = optarg;
+			break;
+		case 'c':
+			check_dir = optarg;
+			break;
+		case 'z':
+			zeros_only = 1;
+			break;
+		case 'g':
+			allocate = (int (*)(int, off_t, off_t))dlsym(dlopen("libc.so.6", RTLD_NOW),
+								     "posix_fallocate64");
+			if (!allocate) {
+				fprintf(stderr, "append-race: no glibc posix_fallocate64\n");
+				return 77;
+			}
+			break;
+		default:
+			return 99;
+		}
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3 || argc > 4 || (records = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: append-race DIR RECORDS [tail]\n");
+		fprintf(stderr, "usage: append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] DIR RECORDS [tail]\n");
 		return 99;
 	}
 	tail = argc == 4 && !strcmp(argv[3], "tail");
 	snprintf(file, sizeof file, "%s/append-race", argv[1]);
+	snprintf(afile, sizeof afile, "%s/append-race", append_dir ? append_dir : argv[1]);
+	snprintf(cfile, sizeof cfile, "%s/append-race", check_dir ? check_dir : argv[1]);
 	path = file;
+	append_path = afile;
 	landed = calloc((size_t)records, sizeof *landed);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (!landed || fd < 0) {
@@ -94,8 +184,12 @@ int main(int argc, char **argv)
 
 		if (fstat(fd, &st) != 0)
 			return 99;
-		err = tail ? posix_fallocate(fd, st.st_size, 100) :
-			     posix_fallocate(fd, 0, st.st_size + 100);
+		if (zeros_only && zfd < 0)
+			zfd = open(path, O_WRONLY | O_APPEND);
+		if (zeros_only)
+			err = write(zfd, zero100, sizeof zero100) == sizeof zero100 ? 0 : errno;
+		else
+			err = tail ? allocate(fd, st.st_size, 100) : allocate(fd, 0, st.st_size + 100);
 		calls++;
 		if (err) {
 			failed++;
@@ -105,19 +199,33 @@ int main(int argc, char **argv)
 		}
 	}
 	pthread_join(t, NULL);
-	for (i = 0; i < records; i++) {
+	cfd = check_dir ? open(cfile, O_RDONLY) : fd;
+	if (cfd < 0) {
+		perror("append-race: open through the checking mount");
+		return 99;
+	}
+	for (i = 0; i < records && append_dir; i++) {
+		damaged = damaged_by_scan(cfd);
+		break;
+	}
+	for (i = 0; i < records && !append_dir; i++) {
 		record_bytes(want, i);
-		if (pread(fd, got, RECORD, landed[i]) != RECORD || memcmp(got, want, RECORD)) {
+		if (pread(cfd, got, RECORD, landed[i]) != RECORD || memcmp(got, want, RECORD)) {
 			if (damaged++ < 5)
 				fprintf(stderr, "append-race: record %ld at %lld damaged\n", i,
 					(long long)landed[i]);
 		}
 	}
+	if (cfd != fd)
+		close(cfd);
+	if (zfd >= 0)
+		close(zfd);
 	close(fd);
 	unlink(path);
 	free(landed);
-	printf("%s: %ld records appended, %ld calls of posix_fallocate(fd, %s) (%ld failed), "
-	       "%ld records damaged\n", argv[1], records, calls,
+	printf("%s: %ld records appended%s%s, %ld calls of %sposix_fallocate(fd, %s) (%ld failed), "
+	       "%ld records damaged\n", argv[1], records, append_dir ? " through " : "",
+	       append_dir ? append_dir : "", calls, allocate == posix_fallocate ? "" : "glibc's ",
 	       tail ? "size, 100" : "0, size + 100", failed, damaged);
 	return damaged || failed ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 # matrix pass where RWF_NOAPPEND is not honoured by a lower layer.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/sshd-lib.sh"
+. "${top_srcdir:-.}/tests/gluster-lib.sh"
 REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs-check-public
 [ "$(id -u)" = 0 ] || skip "not root: make check-fs mounts filesystems and starts sshd"
 [ -x "$REALFS_CHECK_PUBLIC" ] || fail "$REALFS_CHECK_PUBLIC is not built"
@@ -172,6 +173,29 @@ setup_sshfs() {
 	note "sshfs: sshd pid $sshd_pid on 127.0.0.1:$sshd_port"
 }
 
+# GlusterFS (tests/gluster-lib.sh): a replica-2 volume of two ext3 bricks
+# (ext3 has no fallocate, so neither has the volume), its glusterd in $work,
+# two FUSE clients; the files are checked through the first client, their
+# allocation on the first brick.  Start and stop times are noted.
+gluster_row_stop() {
+	gl_t0=$(date +%s)
+	gluster_stop
+	note "glusterfs: down in $(($(date +%s) - gl_t0)) s"
+}
+gluster_row_hook() { restore gluster_row_stop; }
+# shellcheck disable=SC2154 # gluster-lib.sh sets the gluster_ variables
+setup_glusterfs() {
+	need_fuse || return 1
+	gl_t0=$(date +%s)
+	gluster_start "$(new_dir gluster)" gluster_row_hook 256M 2
+	case $? in 0) ;; 1) return 1 ;; *) echo "check-fs: $why" >&2; exit 99 ;; esac
+	# shellcheck disable=SC2086 # one mount point a word
+	set -- $gluster_clients
+	MNT=$1
+	BACK=$gluster_dir/b1/brick
+	note "glusterfs: volume $gluster_volume on $gluster_host, 2 clients, up in $(($(date +%s) - gl_t0)) s"
+}
+
 setup_ntfs_3g() {
 	command -v ntfs-3g > /dev/null || { why="ntfs-3g is not installed"; return 1; }
 	command -v mkntfs > /dev/null || { why="mkntfs (ntfs-3g) is not installed"; return 1; }
@@ -297,6 +321,7 @@ overlay/ext4:overlay_ext4:forced
 copy-up/ext3:overlay_ext3_copy_up:no-fallocate
 copy-up/ext4:overlay_ext4_copy_up:forced
 sshfs:sshfs:FUSE
+glusterfs:glusterfs:FUSE
 ntfs-3g:ntfs_3g:FUSE
 exfat-fuse:exfat_fuse:FUSE
 bindfs/ext3:bindfs:FUSE

@@ -108,6 +108,18 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
  * FUSE servers that opened their file with O_APPEND do. */
 static int layer_ignores_noappend;
 
+/* A client of a shared filesystem through FUSE (issue 24): pwritev2
+ * (RWF_APPEND) on a descriptor opened without O_APPEND lands at the size
+ * this client last saw (client_size: the job's last fstat), not at the
+ * server's end of file; a descriptor opened with O_APPEND has the server
+ * append, as GlusterFS's does. */
+static int stale_client_size;
+static int64_t client_size;
+
+/* The filesystem a whole test plays (fstatfs's f_type), across the resets
+ * of its scripts; fake_fs_type, for one script, wins. */
+static long case_fs_type;
+
 /* A kernel older than RWF_APPEND (4.16) or RWF_NOAPPEND (6.9), as far as
  * the engine can tell. */
 static int kernel_without_rwf_append, kernel_without_rwf_noappend;
@@ -161,7 +173,10 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 		note_write(iov, cnt, off);
 	if (layer_ignores_noappend)
 		flags &= ~0x20;
-	r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+	if (stale_client_size && hk.active && (flags & 0x10) && !(fcntl(fd, F_GETFL) & O_APPEND))
+		r = REAL(pwritev64v2)(fd, iov, cnt, client_size, flags & ~0x10);
+	else
+		r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
 	hook_point("pwritev64", 1);
 	return r;
 }
@@ -242,6 +257,8 @@ int fstatfs64(int fd, struct statfs64 *sf)
 
 	if (r == 0 && fake_fs_type && hk.active && !hk.acting)
 		sf->f_type = fake_fs_type;
+	else if (r == 0 && case_fs_type && hk.active && !hk.acting)
+		sf->f_type = case_fs_type;
 	return r;
 }
 
@@ -254,6 +271,8 @@ int fstat64(int fd, struct stat64 *st)
 	fstat_fd = fd;
 	hook_point("fstat64", 0);
 	r = REAL(fstat64)(fd, st);
+	if (r == 0 && hk.active && !hk.acting && fd == job_fd)
+		client_size = st->st_size;
 	hook_point("fstat64", 1);
 	return r;
 }
@@ -301,6 +320,7 @@ static void hook_reset(void)
 	fake_fs_type = 0;
 	fstatfs_calls = 0;
 	reusable_mount_ids = 0;
+	stale_client_size = 0;
 	/* What an earlier test's play kernel refused is not this one's kernel
 	 * (the tests share one process under CK_FORK=no, as under valgrind). */
 	emul_forget_kernel_answers();
@@ -1249,6 +1269,119 @@ START_TEST(append_between_look_and_write_survives)
 }
 END_TEST
 
+/* --- issue 24: appends of other machines survive ----------------------- */
+
+static int count_descriptors(void);
+
+/* Another client appends a record after this client's look at the size
+ * and before its zeros: on a filesystem shared with other machines (FUSE
+ * here, by f_type), the zeros go through a descriptor opened with
+ * O_APPEND, which the server appends, and the record stays whole.
+ * RWF_APPEND on the caller's descriptor would land them at this client's
+ * stale size, over the record (the shim plays that client). */
+static void other_client_case(int flags)
+{
+	const char *p = fresh("other-client");
+	unsigned char want[1164], *old = pattern(1000, 13);
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 13);
+	fd = open(p, flags);
+	ck_assert_int_ge(fd, 0);
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	script("pwritev64", 1, 0, append_record);
+	stale_client_size = 1;
+	case_fs_type = 0x65735546; /* FUSE */
+	ck_assert_int_eq(job(fd, 0, 1100, NULL, NULL), 0);
+	case_fs_type = 0;
+	memset(want, 0, sizeof want);
+	memcpy(want, old, 1000);
+	memset(want + 1000, 'R', 64);
+	expect_bytes(p, want, sizeof want);
+	close(fd);
+	close(other_fd);
+	other_fd = -1;
+	free(old);
+}
+
+START_TEST(other_clients_append_survives)
+{
+	other_client_case(O_RDWR);
+	other_client_case(O_WRONLY);
+	other_client_case(O_RDWR | O_APPEND); /* the caller's own descriptor appends */
+	other_client_case(O_WRONLY | O_APPEND);
+}
+END_TEST
+
+/* The descriptor opened for those appends is the job's like any other:
+ * above 2, closed before the call returns, in no child forked mid-call. */
+START_TEST(shared_fs_reopen_stays_invisible)
+{
+	int before, after;
+
+	case_fs_type = 0x65735546; /* FUSE */
+	low_descriptors_case(O_RDWR);
+	fork_mid_call_case(O_RDWR);
+	fork_mid_call_case(O_WRONLY | O_APPEND);
+	before = count_descriptors();
+	low_descriptors_case(O_WRONLY);
+	after = count_descriptors();
+	case_fs_type = 0;
+	ck_assert_int_eq(after, before);
+}
+END_TEST
+
+/* On a local filesystem nothing is reopened to grow a file (no IN_OPEN, no
+ * IN_CLOSE_WRITE); on a shared one the reopen is seen, once: the price
+ * README states. */
+START_TEST(shared_fs_reopens_once_local_never)
+{
+	const char *p = fresh("inotify-shared");
+	uint32_t seen;
+	int fd, in, err;
+
+	only_modify_events(O_RDWR);
+	write_pattern_at(p, 0, 100, 15);
+	fd = open(p, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	in = watch_every_event(p);
+	hook_reset();
+	case_fs_type = 0x65735546; /* FUSE */
+	err = job(fd, 100, 12 * MiB, NULL, NULL);
+	case_fs_type = 0;
+	seen = events_seen(in);
+	close(fd);
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg((seen & IN_OPEN) && (seen & IN_CLOSE_WRITE),
+		      "inotify events %#x for a call growing a file on a shared filesystem", seen);
+}
+END_TEST
+
+/* Where nothing can be reopened (the caller holds a lease), the zeros are
+ * appended as on a local filesystem (RWF_APPEND): the call still works. */
+START_TEST(shared_fs_without_a_reopen_still_appends)
+{
+	const char *p = fresh("shared-lease");
+	int fd, err;
+
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	case_fs_type = 0x65735546; /* FUSE */
+	err = job(fd, 0, 100000, NULL, NULL);
+	case_fs_type = 0;
+	ck_assert_int_eq(fcntl(fd, F_SETLEASE, F_UNLCK), 0);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(sigio_count, 0);
+	close(fd);
+	expect_bytes(p, NULL, 100000);
+}
+END_TEST
+
 /* A range that starts past the end of file leaves the gap before it a
  * hole, as the kernel does: only the range is written. */
 START_TEST(gap_before_range_stays_a_hole)
@@ -2046,6 +2179,7 @@ END_TEST
 static void teardown(void)
 {
 	hook_reset();
+	case_fs_type = 0;
 	if (other_fd >= 0)
 		close(other_fd);
 	other_fd = -1;
@@ -2082,6 +2216,10 @@ int main(void)
 	tcase_add_test(tc, direct_without_a_reopen_fails_before_writing);
 	tcase_add_test(tc, efbig_before_writing_without_a_reopen);
 	tcase_add_test(tc, append_between_look_and_write_survives);
+	tcase_add_test(tc, other_clients_append_survives);
+	tcase_add_test(tc, shared_fs_reopen_stays_invisible);
+	tcase_add_test(tc, shared_fs_reopens_once_local_never);
+	tcase_add_test(tc, shared_fs_without_a_reopen_still_appends);
 	tcase_add_test(tc, gap_before_range_stays_a_hole);
 	tcase_add_test(tc, cut_shorter_mid_call_by_appends);
 	tcase_add_test(tc, cut_shorter_mid_call_positional);

@@ -38,7 +38,7 @@ fuzz: tests/fuzz
 
 # make check-fs (root; issue 10): every descriptor kind on a fresh image of
 # each filesystem users have (block, copy-on-write, tmpfs, ramfs, overlayfs,
-# FUSE: sshfs, ntfs-3g, exfat-fuse, bindfs), error parity on hugetlbfs and
+# FUSE: sshfs, GlusterFS, ntfs-3g, exfat-fuse, bindfs), error parity on hugetlbfs and
 # read-only filesystems, and a table.  Not part of make check: it needs
 # packages and daemons CI installs (.ci/packages) and runs as a step.
 EXTRA_DIST += tests/check-fs.sh
@@ -63,7 +63,7 @@ window: tests/window
 check_PROGRAMS += tests/append-race
 tests_append_race_SOURCES = tests/append-race.c
 tests_append_race_CPPFLAGS = $(REALFS_CPPFLAGS)
-tests_append_race_LDADD = libfallocate.la -lpthread
+tests_append_race_LDADD = libfallocate.la -lpthread -ldl
 tests_append_race_LDFLAGS = -no-install
 
 # A file cut again and again while posix_fallocate runs (issue 25): linked
@@ -83,3 +83,8 @@ EXTRA_DIST += tests/realfs-busy.sh
 realfs-busy: tests/realfs-check$(EXEEXT) tests/realfs-check-public$(EXEEXT) tests/lfa-call$(EXEEXT) libfallocate.la
 	@$(AM_TESTS_ENVIRONMENT) REALFS_BUSY_RUNS='$(N)' $(SHELL) $(srcdir)/tests/realfs-busy.sh
 .PHONY: realfs-busy
+
+# ...and by another machine, on a shared filesystem (issue 24): two clients
+# of GlusterFS (replica 2 on ext3 bricks) and of sshfs (root).
+TESTS += tests/two-clients.sh
+EXTRA_DIST += tests/two-clients.sh tests/gluster-lib.sh
