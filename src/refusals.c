@@ -56,10 +56,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__has_include)
-#if __has_include(<linux/fs.h>)
+#ifdef HAVE_LINUX_FS_H
 #include <linux/fs.h>
-#endif
 #endif
 
 #include "emul_job.h"
