@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by .ci/run: whether this kernel runs i386 programs, and where it

@@ -115,6 +115,7 @@ if [ "$shared" = yes ]; then
 fi
 if [ "$static" = yes ]; then
 	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046 # pkg-config's flags are words
 	$CC -o "$scratch/user-static" "$scratch/user.c" $(pkg-config --cflags libfallocate) \
 		"$dest$libdir/libfallocate.a" || fail "cannot link libfallocate.a"
 	runs "$scratch/user-static"

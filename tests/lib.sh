@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the shell tests.  Exit codes follow automake: 0 pass, 1 fail,
@@ -7,6 +8,7 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
 LFA_CALL=$top_builddir/tests/lfa-call
+# shellcheck disable=SC2034 # for the tests that source this
 LFA_CALL_LFS=$top_builddir/tests/lfa-call-lfs
 WITH_ERRNO=$top_builddir/tests/with-fallocate-errno
 

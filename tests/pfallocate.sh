@@ -409,6 +409,7 @@ fi
 # not libtool's wrapper script, whose shell fills closed descriptors.
 real_pf=$PF
 for p in "$top_builddir/tools/.libs/lt-pfallocate" "$top_builddir/tools/.libs/pfallocate"; do
+	# shellcheck disable=SC2034 # read by the eval below
 	if [ -x "$p" ]; then real_pf=$p; break; fi
 done
 for closed in '<&-' '>&-' '2>&-' '<&- >&- 2>&-'; do

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the tests that run real programs under fallocate-preload.  Each
@@ -15,6 +16,7 @@ export FALLOCATE_PRELOAD_LIBRARY
 # Inherited settings would change what is measured.
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE LD_PRELOAD
 
+# shellcheck disable=SC2034 # for the tests that source this
 MiB=1048576
 # Debian's python3 where there is one: other pythons on PATH may be wrappers.
 if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
@@ -126,6 +128,7 @@ check_zeros() { # FILE OFFSET
 count_writes() {
 	strace -f -qq -o "$scratch/strace.out" -e trace=write,pwrite64,pwritev,pwritev2 "$@" \
 		>/dev/null 2>&1 || return 1
+	# shellcheck disable=SC2034 # the caller reads it
 	writes=$(grep -c -E '(write|pwrite64|pwritev2?)\(' "$scratch/strace.out")
 }
 
@@ -159,6 +162,7 @@ need_preloadable() {
 
 # python3 FILE HOW LEN with this program: os.posix_fallocate(fd, 0, LEN) on
 # FILE opened HOW (wronly or append); prints the answer, exits 1 on error.
+# shellcheck disable=SC2034 # for the tests that source this
 py_allocate='import os, sys
 flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
 fd = os.open(sys.argv[1], flags)

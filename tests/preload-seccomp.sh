@@ -26,7 +26,7 @@ fi
 if command -v go >/dev/null 2>&1; then
 	mkdir "$scratch/go" && cp "$top_srcdir/tests/seccomp-target.go" "$scratch/go/main.go" &&
 	(cd "$scratch/go" && GOCACHE=$scratch/go/cache GOPATH=$scratch/go/path GO111MODULE=off \
-		GOFLAGS= CGO_ENABLED=0 go build -o "$bin/go-static" main.go) ||
+		GOFLAGS='' CGO_ENABLED=0 go build -o "$bin/go-static" main.go) ||
 		fail "go build failed"
 else
 	missing="$missing go(golang-go)"

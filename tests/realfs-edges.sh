@@ -13,7 +13,7 @@ need_root
 
 expect() { # expect WANT FILE CALL...: lfa-call's answer for the one call
 	want=$1; shift
-	out=$("$LFA_CALL_LFS" "$@" 2>&1); rc=$?
+	out=$("$LFA_CALL_LFS" "$@" 2>&1)
 	echo "$out" | grep -q -- "-> $want\$" || fail "lfa-call $*: wanted $want: $out"
 }
 

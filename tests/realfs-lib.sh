@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced by the real-filesystem tests after lib.sh: filesystems mounted in
@@ -61,7 +62,9 @@ mount_fs() {
 trap 'exit 99' HUP INT TERM # the EXIT trap then unmounts
 
 REALFS_CHECK=$top_builddir/tests/realfs-check
+# shellcheck disable=SC2034 # for the tests that source this
 REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs-check-public
+# shellcheck disable=SC2034
 FUZZ=$top_builddir/tests/fuzz
 # configure builds these only where the compiler sees Linux's headers (a
 # musl toolchain may not: see README's musl section).

@@ -33,7 +33,7 @@ check() { # check PROGRAM CALL...
 	# Each call's line, in order, against the syscall the kernel saw.
 	grep ' -> ' "$scratch/calls" > "$scratch/call-lines"
 	i=0
-	while read -r name fd mode offset len arrow result; do
+	while read -r name fd mode offset len _; do
 		i=$((i + 1))
 		want="fallocate(${fd#fd=}, $(mode_name "${mode#mode=}"), ${offset#offset=}, ${len#len=})"
 		got=$(grep -E '^[0-9]+ +fallocate\(' "$scratch/trace" | sed -n "${i}p" | sed -E 's/^[0-9]+ +//; s/ *= .*//')
