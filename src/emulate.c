@@ -177,17 +177,20 @@ static int fill_inside(struct emul_job *j, int64_t *pos)
 	return 0;
 }
 
-/* Holes that stay after every redo, in a file no one cut: writes that did
- * not land where aimed.  Another thread set O_APPEND on the descriptor
- * (on a kernel without RWF_NOAPPEND the writes then append): glibc's answer
- * for an O_APPEND descriptor; otherwise the filesystem's fault. */
-static int unfillable(struct emul_job *j)
+/* Holes that stay after every redo: either another thread set O_APPEND on
+ * the descriptor (on a kernel without RWF_NOAPPEND the writes then append,
+ * past the range: glibc's answer for an O_APPEND descriptor), or other
+ * writers keep cutting, punching or extending the file, which can be
+ * ordered after the call, so it gives way. */
+static int append_set_mid_call(struct emul_job *j)
 {
 	int flags;
 
+	if (j->writer != WRITE_BOUND)
+		return 0;
 	j->rep->syscalls++;
 	flags = fcntl(j->fd, F_GETFL);
-	return j->writer == WRITE_BOUND && flags >= 0 && (flags & O_APPEND) ? EBADF : EIO;
+	return flags >= 0 && (flags & O_APPEND);
 }
 
 /* When nothing needed writing, the kernel still refuses an active swapfile
@@ -244,13 +247,12 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		if ((err = emul_first_gap(&j, &pos)) != 0 || pos >= j.end)
 			break;
 		if (pass == EMUL_RETRIES)
-			err = j.setbacks ? EMUL_GAVE_WAY : unfillable(&j);
+			err = append_set_mid_call(&j) ? EBADF : EMUL_GAVE_WAY;
 	}
 	/* A file cut again and again by another writer (a log rotator's
 	 * copytruncate in a loop): the cuts can be ordered after the call, as
 	 * the kernel's fallocate racing them can end, and no fallocate answers
-	 * EAGAIN.  Nothing outside the range was written, nothing cut.  (No
-	 * cut explains a hole that stays in a file never cut: unfillable.) */
+	 * EAGAIN.  Nothing outside the range was written, nothing cut. */
 	if (err == EMUL_GAVE_WAY) {
 		rep->gave_way = 1;
 		err = 0;

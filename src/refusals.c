@@ -47,7 +47,8 @@
  * Never EAGAIN: a file another writer cuts again and again is redone a
  * bounded number of times and then answered 0 (emulate.c), since the cut
  * can be ordered after the call, as the kernel's fallocate racing the same
- * truncate can end. */
+ * truncate can end; EBADF (glibc's) where the holes stay because another
+ * thread set O_APPEND on the descriptor mid-call. */
 #define _GNU_SOURCE
 #include "config.h"
 

@@ -19,6 +19,11 @@ emulated_note() {
 	[ -n "${LFA_I386_EMULATED:-}" ] && [ -e "$LFA_CALL" ] &&
 		[ "$(elf_class "$LFA_CALL")" = 1 ] && printf ' (%s)' "$LFA_I386_EMULATED"
 }
+# Whether this tree's programs run under qemu-user (.ci/i386.sh), which
+# refuses every pwritev2 flag and knows no cachestat.
+under_qemu_user() {
+	[ -n "${LFA_I386_EMULATED:-}" ] && [ -e "$LFA_CALL" ] && [ "$(elf_class "$LFA_CALL")" = 1 ]
+}
 fail() { echo "FAIL: $*"; exit 1; }
 note() { echo "# $*"; }
 
