@@ -267,9 +267,9 @@ void emul_cache_rwf_refused(struct emul_job *j)
  * acts per CACHE_BATCH written, whatever the number of holes: the new
  * piece joins the newest span if that is not yet sent to the disk, else
  * (all are sent: they precede the unsent) the two oldest join.  A span
- * holds the caller's data between the holes: writeback is started there
- * too (which only writes earlier what is dirty), but nothing is dropped
- * (its cached data stays), and the zeros go by RWF_DONTCACHE alone. */
+ * holds the caller's data between the holes: it is never dropped (that
+ * cached data stays), and a batch of spans is left to the kernel
+ * (emul_cache_wrote). */
 static void merge_pieces(struct emul_job *j, int64_t off, int64_t n)
 {
 	struct emul_cache_piece *p = &j->cache_piece[j->cache_count - 1];
@@ -301,8 +301,8 @@ static void pass_over_unsent(struct emul_job *j)
 	j->cache_unstarted = 0;
 }
 
-/* Whether the pieces not yet sent to the disk are a fragmented file's:
- * the front does not wait for those (see wait_for_disk). */
+/* Whether the pieces not yet sent to the disk are a fragmented file's,
+ * which the window leaves to the kernel. */
 static int unsent_mixed(const struct emul_job *j)
 {
 	return j->cache_count && j->cache_piece[j->cache_count - 1].mixed &&
