@@ -55,9 +55,8 @@
  * the speed of waiting in the kernel (call+sync 0.55 s min, 5 % more at
  * the median); 16 MiB in flight with fixed naps of 0.2 ms cost 2,000
  * syscalls more; first naps as long as the last wait (up to 20 ms), then
- * 2 ms, 760 syscalls but 30 % more time at the median.  The wait is given
- * up for the rest of the call after CACHE_WAIT_MAX_NS for one batch (a
- * disk that slow, or another writer's dirty pages in the range). */
+ * 2 ms, 760 syscalls but 30 % more time at the median.  When the wait is
+ * given up: wait_for_disk. */
 #define CACHE_MIN ((int64_t)16 << 20)
 #ifndef CACHE_BATCH
 #define CACHE_BATCH ((int64_t)16 << 20)
@@ -68,7 +67,8 @@
 #define CACHE_NAP_NS 2000000L
 #endif
 #define CACHE_NAP_MAX_NS 10000000L
-#define CACHE_WAIT_MAX_NS 2000000000L
+#define CACHE_STALL_NS ((int64_t)2000000000)
+#define CACHE_WAIT_MAX_NS ((int64_t)30000000000)
 #define CACHE_UNCACHED_MIN ((int64_t)64 << 10)
 
 /* Linux 6.14's uncached buffered write (include/uapi/linux/fs.h): the
@@ -189,17 +189,23 @@ static void nap_ns(struct emul_job *j, int64_t ns)
  * length does: the first nap is three quarters of it (at most
  * CACHE_NAP_MAX_NS), then CACHE_NAP_NS at a time.  With CACHE_IN_FLIGHT
  * still queued, a nap a little too long leaves the disk busy all the same.
- * Without cachestat (older kernels, sandboxes) the front does not wait. */
+ * A slow disk is waited for as long as it makes progress (a shared CI disk
+ * took more than 2 s for one batch); the wait is given up for the rest of
+ * the call when nothing behind the front was written for CACHE_STALL_NS
+ * (another writer's dirty pages in the range, which no one sends), or
+ * after CACHE_WAIT_MAX_NS for one batch whatever happens.  Without
+ * cachestat (older kernels, sandboxes, qemu-user) the front does not
+ * wait. */
 static void wait_for_disk(struct emul_job *j, int64_t front)
 {
 	struct cachestat_range range = { (uint64_t)j->offset, (uint64_t)(front - j->offset) };
 	struct cachestat st;
-	int64_t page = sysconf(_SC_PAGESIZE), t0 = -1, nap;
+	int64_t page = sysconf(_SC_PAGESIZE), t0 = -1, low_at = 0, now, nap;
+	uint64_t low = UINT64_MAX;
 
 	while (j->cache_wait) {
 		j->rep->syscalls++;
-		if (syscall(LFA_NR_cachestat, j->fd, &range, &st, 0) != 0 ||
-		    (t0 >= 0 && now_ns() - t0 >= CACHE_WAIT_MAX_NS)) {
+		if (syscall(LFA_NR_cachestat, j->fd, &range, &st, 0) != 0) {
 			j->cache_wait = 0;
 			return;
 		}
@@ -208,11 +214,20 @@ static void wait_for_disk(struct emul_job *j, int64_t front)
 				j->cache_last_wait_ns = now_ns() - t0;
 			return;
 		}
-		nap = CACHE_NAP_NS;
-		if (t0 < 0) {
-			t0 = now_ns();
-			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
+		now = now_ns();
+		if (t0 < 0)
+			t0 = now;
+		if (st.nr_dirty + st.nr_writeback < low) {
+			low = st.nr_dirty + st.nr_writeback;
+			low_at = now;
 		}
+		if (now - low_at >= CACHE_STALL_NS || now - t0 >= CACHE_WAIT_MAX_NS) {
+			j->cache_wait = 0;
+			return;
+		}
+		nap = CACHE_NAP_NS;
+		if (now == t0)
+			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
 		nap_ns(j, nap);
 	}
 }

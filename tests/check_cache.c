@@ -11,7 +11,11 @@
  *    watchers would see opened and closed, and a lease would refuse);
  *  - a hint that fails never fails the call, and ends the window;
  *  - below the window, or with keep_cache, not one hint;
- *  - a watcher sees only IN_MODIFY, and a caller's lease keeps the window. */
+ *  - a watcher sees only IN_MODIFY, and a caller's lease keeps the window;
+ *  - the front waits for a slow disk while it makes progress, and gives
+ *    the wait up for good when it stalls or takes too long: seen with a
+ *    disk this program plays (cachestat's answers) on a clock it keeps
+ *    (clock_gettime and nanosleep), so no test sleeps. */
 #include "testutil.h"
 
 #include <check.h>
@@ -25,6 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "emulate.h"
 #include "shim.h"
@@ -51,6 +56,13 @@ static struct {
 	int looks;                  /* cachestat calls */
 	int alone;                  /* the call ran in a single-threaded process */
 	unsigned syscalls;          /* the job's own count */
+	/* The played disk: while on, cachestat answers fake_pages dirty, one
+	 * fewer each look down to fake_floor, and the monotonic clock moves
+	 * only by the job's naps. */
+	int fake_disk;
+	uint64_t fake_pages, fake_floor;
+	int64_t fake_ns;
+	int naps;
 } rec;
 
 
@@ -149,9 +161,38 @@ long syscall(long n, ...)
 	if (rec.active && n == LFA_NR_cachestat) {
 		rec.looks++;
 		check_hint_fd((int)a[0]);
+		if (rec.fake_disk) {
+			uint64_t *st = (uint64_t *)a[2];
+
+			memset(st, 0, 5 * sizeof *st);
+			st[1] = rec.fake_pages; /* nr_dirty */
+			if (rec.fake_pages > rec.fake_floor)
+				rec.fake_pages--;
+			return 0;
+		}
 	}
 #endif
 	return real_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int clock_gettime(clockid_t clock, struct timespec *t)
+{
+	if (rec.active && rec.fake_disk && clock == CLOCK_MONOTONIC) {
+		t->tv_sec = (time_t)(rec.fake_ns / 1000000000);
+		t->tv_nsec = (long)(rec.fake_ns % 1000000000);
+		return 0;
+	}
+	return REAL(clock_gettime)(clock, t);
+}
+
+int nanosleep(const struct timespec *t, struct timespec *left)
+{
+	if (rec.active && rec.fake_disk) {
+		rec.naps++;
+		rec.fake_ns += (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+		return 0;
+	}
+	return REAL(nanosleep)(t, left);
 }
 
 int posix_fadvise64(int fd, off64_t off, off64_t n, int advice)
@@ -188,6 +229,8 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	rec.writes = rec.syncs = rec.drops = 0;
 	rec.errseq_on_callers_file = rec.waits = rec.hints_elsewhere = 0;
 	rec.sync_failed = rec.hints_after_failure = rec.looks = 0;
+	rec.naps = 0;
+	rec.fake_ns = 0;
 	rec.caller_fd = fd;
 	rec.alone = process_single_threaded();
 	rec.active = 1;
@@ -402,6 +445,74 @@ START_TEST(hints_through_a_dup_with_threads)
 }
 END_TEST
 
+#ifdef LFA_NR_cachestat
+/* A 64 MiB call (four batches) on the played disk, which starts with
+ * PAGES dirty behind the first batch's front and writes one page a look
+ * down to FLOOR.  Returns the played time spent in the first wait. */
+static int64_t call_on_played_disk(const char *name, uint64_t pages, uint64_t floor_)
+{
+	int fd = open_fresh(name);
+
+	rec.fake_disk = 1;
+	rec.fake_pages = pages;
+	rec.fake_floor = floor_;
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	rec.fake_disk = 0;
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	close(fd);
+	return rec.fake_ns;
+}
+
+/* The window's bound (32 MiB in flight) in pages. */
+#define IN_FLIGHT_PAGES ((uint64_t)(32 * MiB) / (uint64_t)sysconf(_SC_PAGESIZE))
+
+/* A disk that writes, slowly: 8 MiB over the bound, one page per 2 ms nap,
+ * takes 4 s of naps with 4 KiB pages; the front waits until it is down to
+ * the bound, not 2 s only (the zeros behind it would stay in the page
+ * cache), and waits again at the next batches. */
+START_TEST(front_waits_for_a_slow_disk)
+{
+	uint64_t over = (uint64_t)(8 * MiB) / (uint64_t)sysconf(_SC_PAGESIZE);
+	int64_t spent = call_on_played_disk("slow-disk", IN_FLIGHT_PAGES + over, 0);
+
+	ck_assert_int_eq(rec.naps, (int)over);
+	ck_assert_int_eq(spent, (int64_t)over * 2000000);
+	ck_assert_msg(spent > 2000000000, "played %lld ns", (long long)spent);
+	ck_assert_msg(rec.looks > rec.naps + 1,
+		      "%d looks for %d naps: the wait was given up after the first batch",
+		      rec.looks, rec.naps);
+}
+END_TEST
+
+/* A disk that writes nothing behind the front (another writer's dirty
+ * pages, which no one sends): the wait is given up after 2 s without a
+ * page written, for the rest of the call. */
+START_TEST(front_gives_up_on_a_stalled_disk)
+{
+	int64_t spent = call_on_played_disk("stalled-disk", IN_FLIGHT_PAGES + 1024,
+					    IN_FLIGHT_PAGES + 1024);
+
+	ck_assert_int_eq(spent, 2000000000);
+	ck_assert_int_eq(rec.naps, 1000);
+	ck_assert_msg(rec.looks == rec.naps + 1, "%d looks after the wait was given up",
+		      rec.looks - rec.naps - 1);
+}
+END_TEST
+
+/* A disk that writes, but too slowly to ever be done: 30 s at most for one
+ * batch, then no more waiting. */
+START_TEST(front_wait_ends_after_30_s)
+{
+	int64_t spent = call_on_played_disk("endless-disk", IN_FLIGHT_PAGES + 100000, 0);
+
+	ck_assert_int_eq(spent, (int64_t)30 * 1000000000);
+	ck_assert_int_eq(rec.naps, 15000);
+	ck_assert_msg(rec.looks == rec.naps + 1, "%d looks after the wait was given up",
+		      rec.looks - rec.naps - 1);
+}
+END_TEST
+#endif
+
 /* The window runs on disk filesystems only. */
 static int disk_filesystem(const char *dir)
 {
@@ -439,6 +550,11 @@ int main(void)
 	tcase_add_test(tc, large_call_shows_only_modify);
 	tcase_add_test(tc, window_runs_under_callers_lease);
 	tcase_add_test(tc, hints_through_a_dup_with_threads);
+#ifdef LFA_NR_cachestat
+	tcase_add_test(tc, front_waits_for_a_slow_disk);
+	tcase_add_test(tc, front_gives_up_on_a_stalled_disk);
+	tcase_add_test(tc, front_wait_ends_after_30_s);
+#endif
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
