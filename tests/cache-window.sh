@@ -40,6 +40,26 @@ libc.munmap(addr, n * page)
 '
 resident() { python3 -c "$RESIDENT_PY" "$@" || fail "cannot count resident pages"; }
 
+# The bound holds where the front can wait for the disk: with cachestat
+# (Linux 6.5, syscall 451 on every ABI), which qemu-user does not know.
+# Elsewhere it holds only while the disk keeps up (libfallocate(7)), so the
+# counts are noted, and the content and the caller's pages still checked.
+front_waits() {
+	python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+sys.exit(libc.syscall(451, fd, (ctypes.c_uint64 * 2)(), (ctypes.c_uint64 * 5)(), 0) != 0)
+' "$1"
+}
+bounded() { # bounded KIB WHAT: the window's bound, where it holds
+	if [ "$waits" = yes ]; then
+		[ "$1" -le $((64 * 1024)) ] || fail "$2 left $1 KiB of its 256 MiB in the page cache (wanted at most 64 MiB)"
+	else
+		note "$2 left $1 KiB in the page cache (not bounded: $why)"
+	fi
+}
+
 # A filesystem where the window runs: the scratch directory's, else ext3.
 dir=$scratch/disk
 mkdir "$dir" || exit 99
@@ -54,6 +74,12 @@ esac
 [ "$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')" -gt $((300 * 1024)) ] ||
 	skip "less than 300 MiB free in $dir"
 note "on $where"
+waits=yes why=
+if under_qemu_user; then
+	waits=no why="qemu-user knows no cachestat and refuses RWF_DONTCACHE"
+elif ! front_waits "$dir"; then
+	waits=no why="this kernel answers no cachestat"
+fi
 
 f=$dir/f
 # The caller's data inside the range: 2 MiB at 64 MiB, and a few bytes
@@ -94,8 +120,7 @@ check_data "drop"
 total=$(resident "$f")
 mine=$(resident "$f" $((64 * MiB)) $((2 * MiB)))
 note "LIBFALLOCATE_CACHE=drop (the default): $total KiB of 262144 in the page cache, the caller's 2048 KiB: $mine KiB resident"
-[ "$total" -le $((64 * 1024)) ] ||
-	fail "the call left $total KiB of its 256 MiB in the page cache (wanted at most 64 MiB)"
+bounded "$total" "the call"
 [ "$mine" = 2048 ] || fail "the caller's cached data was dropped: $mine of 2048 KiB still resident"
 [ "$(resident "$f" $((192 * MiB)) 4096)" = 4 ] ||
 	fail "the page shared by the caller's data and the call's zeros was dropped"
@@ -113,7 +138,7 @@ env -u LIBFALLOCATE_CACHE LIBFALLOCATE_EMULATION=always \
 	"$LFA_CALL" "$f" "posix_fallocate:0:0:$((256 * MiB))" > "$scratch/out" 2>&1 ||
 	fail "posix_fallocate failed: $(cat "$scratch/out")"
 total=$(resident "$f")
-[ "$total" -le $((64 * 1024)) ] || fail "by default the call left $total KiB in the page cache"
+bounded "$total" "by default the call"
 # Another value: one complaint, and the default.
 make_file
 env LIBFALLOCATE_EMULATION=always LIBFALLOCATE_CACHE=bogus \
@@ -122,7 +147,7 @@ env LIBFALLOCATE_EMULATION=always LIBFALLOCATE_CACHE=bogus \
 grep -q "ignoring LIBFALLOCATE_CACHE=bogus (expected keep or drop)" "$scratch/out" ||
 	fail "no complaint about LIBFALLOCATE_CACHE=bogus: $(cat "$scratch/out")"
 total=$(resident "$f")
-[ "$total" -le $((64 * 1024)) ] || fail "with LIBFALLOCATE_CACHE=bogus the call left $total KiB cached"
+bounded "$total" "with LIBFALLOCATE_CACHE=bogus the call"
 rm -f "$f"
 
 # Where the window does not run, not one call more: below its size, under
