@@ -62,8 +62,18 @@ build() { # ARCH
 	echo "lintian ($arch): no error, no warning"
 }
 
-build amd64
-build i386
+# The two builds run side by side (each is mostly one process: configure,
+# a small make, the package tests), printed one after the other.
+(build amd64) > "$work/step-amd64.out" 2>&1 &
+pid_amd64=$!
+(build i386) > "$work/step-i386.out" 2>&1 &
+pid_i386=$!
+failed=''
+wait "$pid_amd64" || failed="$failed amd64"
+cat "$work/step-amd64.out"
+wait "$pid_i386" || failed="$failed i386"
+cat "$work/step-i386.out"
+[ -z "$failed" ] || { echo "70-debian: the package build failed:$failed"; exit 1; }
 
 # Packages this machine kept from an earlier run (CI may run where a session
 # ran) would make the install an upgrade of the same version with other

@@ -374,11 +374,38 @@ if command -v fallocate > /dev/null; then
 	fi
 	rm -f "$testdir/.fallocate-probe"
 fi
-for abi in "${abis[@]}"; do
-	do_abi "$abi"
+# The rows are built and run JOBS at a time (one per core; configure is
+# serial, so most of a row is one process), each in a subshell whose output
+# and result lines go to files of its own, printed in the table's order.
+jobs=${CROSS_JOBS:-$(nproc 2> /dev/null || echo 1)}
+rows=()
+for abi in "${abis[@]}"; do rows+=("$abi"); done
+for abi in "${self_checks[@]}"; do rows+=("$abi:broken"); done
+i=0
+for row in "${rows[@]}"; do
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	(
+		results=() n_pass=0 n_fail=0 n_skip=0
+		if [ "${row#*:}" = broken ]; then do_abi "${row%:*}" broken; else do_abi "$row"; fi
+		printf '%s\n' "${results[@]}" > "$workdir/row.$i.results"
+	) > "$workdir/row.$i.out" 2>&1 &
+	i=$((i + 1))
 done
-for abi in "${self_checks[@]}"; do
-	do_abi "$abi" broken
+wait
+results=()
+for ((i = 0; i < ${#rows[@]}; i++)); do
+	cat "$workdir/row.$i.out"
+	[ -s "$workdir/row.$i.results" ] || echo "FAIL ${rows[i]%:*} printed no result" > "$workdir/row.$i.results"
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		results+=("$line")
+		case ${line%% *} in
+		PASS) n_pass=$((n_pass + 1)) ;;
+		SKIP) n_skip=$((n_skip + 1)) ;;
+		*) n_fail=$((n_fail + 1)) ;;
+		esac
+	done < "$workdir/row.$i.results"
+	rm -f "$workdir/row.$i.out" "$workdir/row.$i.results"
 done
 
 echo
