@@ -19,6 +19,7 @@
 #                        (may be repeated)
 #     --require-all      a missing toolchain or qemu is a failure, not a skip
 #     --keep             keep WORKDIR
+#   CROSS_JOBS=N         rows built and run at once (default: the cores)
 #
 # ABIs: i386 x32 powerpc powerpc64 ppc64le s390x aarch64 armhf riscv64
 #       mips mipsel mips64el mipsn32el musl
