@@ -25,6 +25,7 @@
 static int fallocate_errno; /* what the fallocate syscall answers; 0: the kernel */
 static int fallocate_calls;
 static int statx_errno;     /* what statx answers; 0: the kernel */
+static int statx_immutable; /* statx adds the immutable attribute */
 
 long syscall(long nr, ...)
 {
@@ -52,7 +53,13 @@ int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 		errno = statx_errno;
 		return -1;
 	}
-	return REAL(statx)(fd, path, flags, mask, sx);
+	if (REAL(statx)(fd, path, flags, mask, sx) != 0)
+		return -1;
+	if (statx_immutable) {
+		sx->stx_attributes |= STATX_ATTR_IMMUTABLE;
+		sx->stx_attributes_mask |= STATX_ATTR_IMMUTABLE;
+	}
+	return 0;
 }
 
 static const char *const variables[] = {
@@ -80,7 +87,7 @@ static void environment(const char *name, ...)
 /* The tests share one process under CK_FORK=no (valgrind). */
 static void teardown(void)
 {
-	fallocate_errno = statx_errno = 0;
+	fallocate_errno = statx_errno = statx_immutable = 0;
 	environment(NULL);
 }
 
@@ -535,6 +542,69 @@ START_TEST(emulation_without_statx)
 }
 END_TEST
 
+/* A caller whose off_t is 32 bits (the plain names of a 32-bit build) can
+ * express no end past 2 GiB: such a range is EFBIG before the kernel is
+ * asked and before anything is written, on both paths; a range that ends
+ * just below goes to the kernel, and bad input keeps the kernel's EINVAL. */
+START_TEST(narrow_off_t_caller)
+{
+	struct lfa_job_options opt = { LFA_EMULATE_AUTO, 0, 0, 0, 0, 0, 0, 0 };
+	struct lfa_job_report rep;
+	const char *p;
+	int fd = old_file("narrow", &p);
+
+	environment(NULL);
+	fallocate_calls = 0;
+	ck_assert_int_eq(lfa_run_job("test", fd, INT32_MAX - 50, 100, INT32_MAX, &opt, &rep), EFBIG);
+	ck_assert_int_eq(lfa_run_job("test", fd, INT32_MAX, 1, INT32_MAX, &opt, &rep), EFBIG);
+	ck_assert_int_eq(fallocate_calls, 0);
+	ck_assert_int_eq(rep.bytes_written, 0);
+	unchanged(p);
+
+	fallocate_errno = EPERM; /* the kernel asked, and its answer kept */
+	ck_assert_int_eq(lfa_run_job("test", fd, INT32_MAX - 50, 50, INT32_MAX, &opt, &rep), EPERM);
+	ck_assert_int_eq(fallocate_calls, 1);
+	fallocate_errno = 0;
+	ck_assert_int_eq(lfa_run_job("test", fd, -1, 100, INT32_MAX, &opt, &rep), EINVAL);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, 0, INT32_MAX, &opt, &rep), EINVAL);
+	ck_assert_int_eq(lfa_run_job("test", fd, 0, -1, INT32_MAX, &opt, &rep), EINVAL);
+	ck_assert_int_eq(fallocate_calls, 4);
+
+	opt.emulation = LFA_EMULATE_ALWAYS;
+	ck_assert_int_eq(lfa_run_job("test", fd, INT32_MAX - 50, 100, INT32_MAX, &opt, &rep), EFBIG);
+	ck_assert_int_eq(lfa_run_job("test", fd, -1, 100, INT32_MAX, &opt, &rep), EINVAL);
+	ck_assert_int_eq(fallocate_calls, 4);
+	ck_assert_int_eq(rep.bytes_written, 0);
+	unchanged(p);
+	close(fd);
+}
+END_TEST
+
+/* Where the look at the file fails, its error is the answer, and where it
+ * says immutable, EPERM, as the kernel's: before anything is written. */
+START_TEST(look_decides_before_writing)
+{
+	const char *p;
+	int fd = old_file("immutable", &p);
+
+	environment("LIBFALLOCATE_EMULATE_FALLOCATE", "1", NULL);
+	fallocate_errno = ENOSYS;
+	statx_errno = EIO;
+	ck_assert_int_eq(posix_fallocate(fd, 0, 8192), EIO);
+	ck_assert_int_eq(posix_fallocate(fd, OLD_LEN, 8192), EIO);
+	unchanged(p);
+	statx_errno = 0;
+	statx_immutable = 1;
+	ck_assert_int_eq(posix_fallocate(fd, 0, 8192), EPERM);
+	ck_assert_int_eq(posix_fallocate(fd, OLD_LEN, 8192), EPERM);
+	errno = 0;
+	ck_assert_int_eq(fallocate(fd, 0, 0, 8192), -1);
+	ck_assert_int_eq(errno, EPERM);
+	unchanged(p);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fallocate");
@@ -551,6 +621,8 @@ int main(void)
 	tcase_add_test(tc, complaints_where_stderr_is_usable);
 	tcase_add_test(tc, look_without_statx);
 	tcase_add_test(tc, emulation_without_statx);
+	tcase_add_test(tc, narrow_off_t_caller);
+	tcase_add_test(tc, look_decides_before_writing);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
