@@ -11,6 +11,8 @@
  *    watchers would see opened and closed, and a lease would refuse);
  *  - a hint that fails never fails the call, and ends the window;
  *  - below the window, or with keep_cache, not one hint;
+ *  - the front naps while cachestat says the disk is behind, and stops
+ *    looking for the call where cachestat fails (defined here too);
  *  - a watcher sees only IN_MODIFY, and a caller's lease keeps the window. */
 #include "testutil.h"
 
@@ -25,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "emulate.h"
 #include "shim.h"
@@ -49,6 +52,10 @@ static struct {
 	int hints_elsewhere;        /* hints on a descriptor not the job's */
 	int sync_failed, hints_after_failure;
 	int looks;                  /* cachestat calls */
+	int busy_looks;             /* cachestat answers "all dirty" this many times */
+	int fail_looks;             /* errno for every cachestat, or 0 */
+	int naps;                   /* nanosleep calls */
+	long longest_nap_ns;
 	int alone;                  /* the call ran in a single-threaded process */
 	unsigned syscalls;          /* the job's own count */
 } rec;
@@ -149,9 +156,34 @@ long syscall(long n, ...)
 	if (rec.active && n == LFA_NR_cachestat) {
 		rec.looks++;
 		check_hint_fd((int)a[0]);
+		if (rec.fail_looks) {
+			errno = rec.fail_looks;
+			return -1;
+		}
+		if (rec.busy_looks > 0) {
+			/* struct cachestat: nr_cache, nr_dirty, ... (uint64_t each) */
+			uint64_t *st = (uint64_t *)a[2];
+
+			rec.busy_looks--;
+			memset(st, 0, 5 * sizeof *st);
+			st[0] = st[1] = (uint64_t)1 << 30;
+			return 0;
+		}
 	}
 #endif
 	return real_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int nanosleep(const struct timespec *t, struct timespec *rem)
+{
+	if (rec.active) {
+		long ns = (long)t->tv_sec * 1000000000L + t->tv_nsec;
+
+		rec.naps++;
+		if (ns > rec.longest_nap_ns)
+			rec.longest_nap_ns = ns;
+	}
+	return REAL(nanosleep)(t, rem);
 }
 
 int posix_fadvise64(int fd, off64_t off, off64_t n, int advice)
@@ -188,6 +220,8 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	rec.writes = rec.syncs = rec.drops = 0;
 	rec.errseq_on_callers_file = rec.waits = rec.hints_elsewhere = 0;
 	rec.sync_failed = rec.hints_after_failure = rec.looks = 0;
+	rec.naps = 0;
+	rec.longest_nap_ns = 0;
 	rec.caller_fd = fd;
 	rec.alone = process_single_threaded();
 	rec.active = 1;
@@ -316,6 +350,40 @@ START_TEST(failed_hint_never_fails_the_call)
 }
 END_TEST
 
+#ifdef LFA_NR_cachestat
+/* The front waits by looking: while cachestat says more than the window's
+ * bytes are dirty behind it, it naps (2 ms, never more than 10 ms at a
+ * time) and looks again; once the disk has caught up it goes on.  Where
+ * cachestat fails (a kernel before 6.5, a sandbox), it stops looking for
+ * the rest of the call, and never fails it. */
+START_TEST(front_waits_while_the_disk_is_behind)
+{
+	int fd = open_fresh("front-waits");
+
+	rec.busy_looks = 3;
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	ck_assert_int_eq(rec.busy_looks, 0);
+	ck_assert_int_ge(rec.naps, 3);
+	ck_assert_int_ge(rec.looks, rec.naps + 1);
+	ck_assert_int_ge(rec.longest_nap_ns, 2000000L);
+	ck_assert_int_le(rec.longest_nap_ns, 10000000L);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	ck_assert(written_by_job(0, 64 * MiB));
+	ck_assert_int_eq(rec.waits, 0);
+
+	rec.fail_looks = ENOSYS;
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	rec.fail_looks = 0;
+	ck_assert_int_eq(rec.looks, 1);
+	ck_assert_int_eq(rec.naps, 0);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	ck_assert(written_by_job(0, 64 * MiB));
+	close(fd);
+}
+END_TEST
+#endif
+
 START_TEST(below_the_window_or_kept_no_hint)
 {
 	int fd = open_fresh("small");
@@ -435,6 +503,9 @@ int main(void)
 	tcase_add_test(tc, drops_only_its_own_pieces);
 	tcase_add_test(tc, fragmented_file_hints_per_batch);
 	tcase_add_test(tc, failed_hint_never_fails_the_call);
+#ifdef LFA_NR_cachestat
+	tcase_add_test(tc, front_waits_while_the_disk_is_behind);
+#endif
 	tcase_add_test(tc, below_the_window_or_kept_no_hint);
 	tcase_add_test(tc, large_call_shows_only_modify);
 	tcase_add_test(tc, window_runs_under_callers_lease);
