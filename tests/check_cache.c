@@ -55,7 +55,7 @@ static struct {
 	int busy_looks;             /* cachestat answers "all dirty" this many times */
 	int fail_looks;             /* errno for every cachestat, or 0 */
 	int naps;                   /* nanosleep calls */
-	long longest_nap_ns;
+	int64_t longest_nap_ns;
 	int alone;                  /* the call ran in a single-threaded process */
 	unsigned syscalls;          /* the job's own count */
 } rec;
@@ -177,7 +177,7 @@ long syscall(long n, ...)
 int nanosleep(const struct timespec *t, struct timespec *rem)
 {
 	if (rec.active) {
-		long ns = (long)t->tv_sec * 1000000000L + t->tv_nsec;
+		int64_t ns = (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 
 		rec.naps++;
 		if (ns > rec.longest_nap_ns)
@@ -365,8 +365,8 @@ START_TEST(front_waits_while_the_disk_is_behind)
 	ck_assert_int_eq(rec.busy_looks, 0);
 	ck_assert_int_ge(rec.naps, 3);
 	ck_assert_int_ge(rec.looks, rec.naps + 1);
-	ck_assert_int_ge(rec.longest_nap_ns, 2000000L);
-	ck_assert_int_le(rec.longest_nap_ns, 10000000L);
+	ck_assert_int_ge(rec.longest_nap_ns, 2000000);
+	ck_assert_int_le(rec.longest_nap_ns, 10000000);
 	ck_assert_int_eq(file_size(fd), 64 * MiB);
 	ck_assert(written_by_job(0, 64 * MiB));
 	ck_assert_int_eq(rec.waits, 0);
