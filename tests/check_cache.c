@@ -11,6 +11,8 @@
  *    watchers would see opened and closed, and a lease would refuse);
  *  - a hint that fails never fails the call, and ends the window;
  *  - below the window, or with keep_cache, not one hint;
+ *  - the front naps while cachestat says the disk is behind, and stops
+ *    looking for the call where cachestat fails (defined here too);
  *  - a watcher sees only IN_MODIFY, and a caller's lease keeps the window;
  *  - the front waits for a slow disk while it makes progress, and gives
  *    the wait up for good when it stalls or takes too long: seen with a
@@ -54,6 +56,10 @@ static struct {
 	int hints_elsewhere;        /* hints on a descriptor not the job's */
 	int sync_failed, hints_after_failure;
 	int looks;                  /* cachestat calls */
+	int busy_looks;             /* cachestat answers "all dirty" this many times */
+	int fail_looks;             /* errno for every cachestat, or 0 */
+	int naps;                   /* nanosleep calls */
+	int64_t longest_nap_ns;
 	int alone;                  /* the call ran in a single-threaded process */
 	unsigned syscalls;          /* the job's own count */
 	/* The played disk: while on, cachestat answers fake_pages dirty, one
@@ -62,7 +68,6 @@ static struct {
 	int fake_disk;
 	uint64_t fake_pages, fake_floor;
 	int64_t fake_ns;
-	int naps;
 } rec;
 
 
@@ -161,6 +166,10 @@ long syscall(long n, ...)
 	if (rec.active && n == LFA_NR_cachestat) {
 		rec.looks++;
 		check_hint_fd((int)a[0]);
+		if (rec.fail_looks) {
+			errno = rec.fail_looks;
+			return -1;
+		}
 		if (rec.fake_disk) {
 			uint64_t *st = (uint64_t *)a[2];
 
@@ -168,6 +177,15 @@ long syscall(long n, ...)
 			st[1] = rec.fake_pages; /* nr_dirty */
 			if (rec.fake_pages > rec.fake_floor)
 				rec.fake_pages--;
+			return 0;
+		}
+		if (rec.busy_looks > 0) {
+			/* struct cachestat: nr_cache, nr_dirty, ... (uint64_t each) */
+			uint64_t *st = (uint64_t *)a[2];
+
+			rec.busy_looks--;
+			memset(st, 0, 5 * sizeof *st);
+			st[0] = st[1] = (uint64_t)1 << 30;
 			return 0;
 		}
 	}
@@ -185,14 +203,21 @@ int clock_gettime(clockid_t clock, struct timespec *t)
 	return REAL(clock_gettime)(clock, t);
 }
 
-int nanosleep(const struct timespec *t, struct timespec *left)
+/* Naps are counted; on the played disk they take no time. */
+int nanosleep(const struct timespec *t, struct timespec *rem)
 {
-	if (rec.active && rec.fake_disk) {
+	if (rec.active) {
+		int64_t ns = (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+
 		rec.naps++;
-		rec.fake_ns += (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-		return 0;
+		if (ns > rec.longest_nap_ns)
+			rec.longest_nap_ns = ns;
+		if (rec.fake_disk) {
+			rec.fake_ns += ns;
+			return 0;
+		}
 	}
-	return REAL(nanosleep)(t, left);
+	return REAL(nanosleep)(t, rem);
 }
 
 int posix_fadvise64(int fd, off64_t off, off64_t n, int advice)
@@ -231,6 +256,7 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	rec.sync_failed = rec.hints_after_failure = rec.looks = 0;
 	rec.naps = 0;
 	rec.fake_ns = 0;
+	rec.longest_nap_ns = 0;
 	rec.caller_fd = fd;
 	rec.alone = process_single_threaded();
 	rec.active = 1;
@@ -358,6 +384,40 @@ START_TEST(failed_hint_never_fails_the_call)
 	close(fd);
 }
 END_TEST
+
+#ifdef LFA_NR_cachestat
+/* The front waits by looking: while cachestat says more than the window's
+ * bytes are dirty behind it, it naps (2 ms, never more than 10 ms at a
+ * time) and looks again; once the disk has caught up it goes on.  Where
+ * cachestat fails (a kernel before 6.5, a sandbox), it stops looking for
+ * the rest of the call, and never fails it. */
+START_TEST(front_waits_while_the_disk_is_behind)
+{
+	int fd = open_fresh("front-waits");
+
+	rec.busy_looks = 3;
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	ck_assert_int_eq(rec.busy_looks, 0);
+	ck_assert_int_ge(rec.naps, 3);
+	ck_assert_int_ge(rec.looks, rec.naps + 1);
+	ck_assert_int_ge(rec.longest_nap_ns, 2000000);
+	ck_assert_int_le(rec.longest_nap_ns, 10000000);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	ck_assert(written_by_job(0, 64 * MiB));
+	ck_assert_int_eq(rec.waits, 0);
+
+	rec.fail_looks = ENOSYS;
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(job(fd, 0, 64 * MiB, 0), 0);
+	rec.fail_looks = 0;
+	ck_assert_int_eq(rec.looks, 1);
+	ck_assert_int_eq(rec.naps, 0);
+	ck_assert_int_eq(file_size(fd), 64 * MiB);
+	ck_assert(written_by_job(0, 64 * MiB));
+	close(fd);
+}
+END_TEST
+#endif
 
 START_TEST(below_the_window_or_kept_no_hint)
 {
@@ -546,6 +606,9 @@ int main(void)
 	tcase_add_test(tc, drops_only_its_own_pieces);
 	tcase_add_test(tc, fragmented_file_hints_per_batch);
 	tcase_add_test(tc, failed_hint_never_fails_the_call);
+#ifdef LFA_NR_cachestat
+	tcase_add_test(tc, front_waits_while_the_disk_is_behind);
+#endif
 	tcase_add_test(tc, below_the_window_or_kept_no_hint);
 	tcase_add_test(tc, large_call_shows_only_modify);
 	tcase_add_test(tc, window_runs_under_callers_lease);

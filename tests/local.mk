@@ -68,6 +68,16 @@ tests_check_race_lfs_SOURCES = tests/check_race.c
 tests_check_race_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_check_race_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_race_lfs_LDADD = $(UNIT_LDADD) -ldl -lpthread
+# fallocate()'s decisions and the settings on a kernel the test plays: it
+# defines syscall() and statx(), so it links the engine statically too.
+UNIT_TESTS += tests/check_fallocate tests/check_fallocate_lfs
+tests_check_fallocate_SOURCES = tests/check_fallocate.c
+tests_check_fallocate_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_fallocate_LDADD = $(UNIT_LDADD) -ldl
+tests_check_fallocate_lfs_SOURCES = tests/check_fallocate.c
+tests_check_fallocate_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_check_fallocate_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_fallocate_lfs_LDADD = $(UNIT_LDADD) -ldl
 endif
 
 # For CI's sanitizer and valgrind runs.
