@@ -167,7 +167,7 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	}
 	if (hk.active && !hk.acting && (flags & 0x20))
 		hk.v2_calls++;
-	if ((flags & 0x10) && fstat64(fd, &st) == 0)
+	if ((flags & 0x10) && REAL(fstat64)(fd, &st) == 0)
 		note_write(iov, cnt, st.st_size);
 	else
 		note_write(iov, cnt, off);
@@ -212,7 +212,7 @@ off64_t lseek64(int fd, off64_t off, int whence)
 		return -1;
 	}
 	if (generic_seek && hk.active && (whence == SEEK_DATA || whence == SEEK_HOLE)) {
-		if (fstat64(fd, &st) != 0)
+		if (REAL(fstat64)(fd, &st) != 0)
 			return -1;
 		if (off >= st.st_size) {
 			errno = ENXIO;
@@ -241,6 +241,12 @@ static int interrupt_write(void)
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
+	int err = hook_point("pread64", 0);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	if (reads_end_early && hk.active && !hk.acting)
 		return ++read_attempts > FAULT_CAP ? (errno = EIO, -1) : 0;
 	return REAL(pread64)(fd, buf, n, off);
@@ -269,12 +275,27 @@ int fstat64(int fd, struct stat64 *st)
 	int r;
 
 	fstat_fd = fd;
-	hook_point("fstat64", 0);
+	if ((r = hook_point("fstat64", 0)) != 0) {
+		errno = r;
+		return -1;
+	}
 	r = REAL(fstat64)(fd, st);
 	if (r == 0 && hk.active && !hk.acting && fd == job_fd)
 		client_size = st->st_size;
 	hook_point("fstat64", 1);
 	return r;
+}
+
+/* A point for the script: the ftruncate of a sealed memfd's size. */
+int ftruncate64(int fd, off64_t len)
+{
+	int err = hook_point("ftruncate64", 0);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return REAL(ftruncate64)(fd, len);
 }
 
 /* FS_IOC_FIEMAP as a filesystem without it answers (fiemap_errno, every
@@ -950,9 +971,54 @@ START_TEST(memfd_seals_as_the_kernel)
 	seal_case(F_SEAL_GROW, 4096);
 	seal_case(F_SEAL_GROW, 16384);
 	seal_case(F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK, 16384);
+	seal_case(F_SEAL_WRITE | F_SEAL_SHRINK, 16384);
 #ifdef F_SEAL_FUTURE_WRITE
 	seal_case(F_SEAL_FUTURE_WRITE, 16384);
 #endif
+}
+END_TEST
+
+/* Under F_SEAL_WRITE and F_SEAL_SHRINK the size grows by ftruncate, which
+ * the seal keeps from cutting back a producer that grew the file further
+ * right before it: the kernel's EPERM then means "already long enough". */
+static int sealed_fd = -1;
+
+static int producer_grows_to_32k(void)
+{
+	ck_assert_int_eq(REAL(ftruncate64)(sealed_fd, 32 * KiB), 0);
+	return 0;
+}
+
+static int ftruncate_fails(void)
+{
+	return EIO;
+}
+
+START_TEST(sealed_memfd_grown_before_the_ftruncate)
+{
+	char buf[4];
+	int fd = sealed_memfd(F_SEAL_WRITE | F_SEAL_SHRINK);
+
+	sealed_fd = fd;
+	script("ftruncate64", 1, 0, producer_grows_to_32k);
+	ck_assert_int_eq(job(fd, 0, 16 * KiB, NULL, NULL), 0);
+	ck_assert_int_eq(hk.calls, 1);
+	ck_assert_int_eq(hk.writes, 0);
+	ck_assert_int_eq(file_size(fd), 32 * KiB);
+	ck_assert_int_eq(pread(fd, buf, 4, 0), 4);
+	ck_assert(!memcmp(buf, "data", 4));
+	close(fd);
+
+	/* The ftruncate's own failure is the answer, and nothing changed. */
+	fd = sealed_memfd(F_SEAL_WRITE | F_SEAL_SHRINK);
+	script("ftruncate64", 1, 0, ftruncate_fails);
+	ck_assert_int_eq(job(fd, 0, 16 * KiB, NULL, NULL), EIO);
+	ck_assert_int_eq(hk.calls, 1);
+	ck_assert_int_eq(file_size(fd), 8 * KiB);
+	ck_assert_int_eq(pread(fd, buf, 4, 0), 4);
+	ck_assert(!memcmp(buf, "data", 4));
+	close(fd);
+	sealed_fd = -1;
 }
 END_TEST
 
@@ -1227,6 +1293,12 @@ START_TEST(efbig_before_writing_without_a_reopen)
 	}
 	efbig_without_reopen(offset, len, 0);
 	efbig_without_reopen(offset, len, 1);
+	/* Not ext2/3/4 as far as the engine can tell (xfs): no block-mapped
+	 * maximum to compute, copy_file_range of nothing must say it. */
+	case_fs_type = 0x58465342;
+	efbig_without_reopen(offset, len, 0);
+	efbig_without_reopen(offset, len, 1);
+	case_fs_type = 0;
 }
 END_TEST
 
@@ -2184,6 +2256,157 @@ START_TEST(alone_the_call_makes_no_descriptor)
 }
 END_TEST
 
+/* --- a syscall that fails, at each point of a call --------------------- */
+
+static int fault_errno;
+
+static int fail_now(void)
+{
+	return fault_errno;
+}
+
+/* Data at [0, 8 KiB) and [72 KiB, 80 KiB), a hole between. */
+#define SWEEP_HOLE (64 * KiB)
+#define SWEEP_SIZE (16 * KiB + SWEEP_HOLE)
+
+/* The nth call of fn fails with err, for every n the call reaches: the
+ * answer is err or, where the engine had another way (a reopen refused, a
+ * hole map given up), success; either way every write lay inside the range,
+ * no old byte changed, the file never got shorter and grew only with zeros,
+ * and a success left the range whole.  fs_type: the filesystem fstatfs
+ * names (0: the real one), which decides how holes are found: FS_FUSE by
+ * reading back, FS_XFS with SEEK_DATA. */
+static void fault_sweep(const char *fn, int err, long fs_type, int flags, int64_t offset,
+			int64_t len)
+{
+	int64_t end = offset + len, full = end > SWEEP_SIZE ? end : SWEEP_SIZE, size;
+	unsigned char *want = calloc(1, (size_t)full), *a = pattern(8192, 6), *b = pattern(8192, 7);
+	int nth, r, failed = 0, reached;
+
+	ck_assert(want != NULL);
+	memcpy(want, a, 8192);
+	memcpy(want + 8192 + SWEEP_HOLE, b, 8192);
+	for (nth = 1;; nth++) {
+		const char *p = fresh("fault-sweep");
+		int fd;
+
+		ck_assert_msg(nth < 1000, "%s: more than 1000 calls", fn);
+		sparse_with_data(p, SWEEP_HOLE);
+		fd = open(p, flags);
+		ck_assert_int_ge(fd, 0);
+		script(fn, nth, 0, fail_now);
+		fault_errno = err;
+		fake_fs_type = fs_type;
+		r = job(fd, offset, len, NULL, NULL);
+		reached = hk.calls >= nth;
+		writes_inside(offset, end);
+		size = file_size(fd);
+		close(fd);
+		ck_assert_msg(size >= SWEEP_SIZE && size <= full, "%s #%d: size %lld", fn, nth,
+			      (long long)size);
+		expect_bytes(p, want, size);
+		if (!reached) {
+			ck_assert_msg(r == 0, "%s, no fault: %s", fn, strerror(r));
+			ck_assert_int_eq(size, full);
+			break;
+		}
+		ck_assert_msg(r == 0 || r == err, "%s #%d failing with %s: the call said %s", fn,
+			      nth, strerror(err), strerror(r));
+		if (r == 0)
+			ck_assert_int_eq(size, full);
+		failed += r != 0;
+	}
+	ck_assert_msg(nth > 1, "%s: never called", fn);
+	fprintf(stderr, "%s (%s): %d calls, %d faults the answer\n", fn, strerror(err), nth - 1,
+		failed);
+	free(want), free(a), free(b);
+}
+
+/* fstat gives the size each piece starts from, and checks a reopened
+ * descriptor is the caller's file. */
+START_TEST(failing_fstat_at_each_point)
+{
+	fault_sweep("fstat64", EIO, 0, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("fstat64", EIO, 0, O_WRONLY, 4 * KiB, 128 * KiB);
+	fault_sweep("fstat64", EIO, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("fstat64", EIO, FS_XFS, O_WRONLY, 4 * KiB, 128 * KiB);
+	/* From the end of file: the quick step's check of what it wrote. */
+	fault_sweep("fstat64", EIO, 0, O_RDWR, SWEEP_SIZE, 8 * KiB);
+}
+END_TEST
+
+/* Read-back (FUSE): a read that fails, on the caller's descriptor or on
+ * one reopened for reading. */
+START_TEST(failing_read_back_at_each_point)
+{
+	fault_sweep("pread64", EIO, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("pread64", EIO, FS_FUSE, O_WRONLY, 4 * KiB, 128 * KiB);
+	fault_sweep("pread64", EINTR, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
+}
+END_TEST
+
+/* SEEK_DATA and SEEK_HOLE (xfs), and FIEMAP (the real ext2/3/4 or btrfs),
+ * failing with an error of their own. */
+START_TEST(failing_hole_map_at_each_point)
+{
+	fault_sweep("lseek64", EIO, FS_XFS, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("lseek64", EIO, FS_XFS, O_WRONLY, 4 * KiB, 128 * KiB);
+	if (fiemap_here("failing_hole_map_at_each_point"))
+		fault_sweep("ioctl", EIO, 0, O_RDWR, 4 * KiB, 128 * KiB);
+}
+END_TEST
+
+/* The writes themselves. */
+START_TEST(failing_write_at_each_point)
+{
+	fault_sweep("pwritev64", ENOSPC, 0, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("pwritev64", ENOSPC, FS_FUSE, O_RDWR | O_APPEND, 4 * KiB, 128 * KiB);
+}
+END_TEST
+
+/* The quick step takes only filesystems whose appends land at their size
+ * (ext2/3/4, xfs, btrfs); elsewhere it leaves the file to the engine,
+ * untouched.  Which filesystem: fstatfs's answer, asked at each call
+ * (mount ids that the next mount takes again are never remembered). */
+static void quick_step_on(long fs_type, int quick)
+{
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, 0, 0, 0, 0, 0 };
+	struct lfa_job_report rep;
+	struct lfa_target t;
+	const char *p = fresh("quick-fs");
+	unsigned char *want = calloc(1, 8192), *old = pattern(4096, 21);
+	int fd, looked, r;
+
+	write_pattern_at(p, 0, 4096, 21);
+	fd = open(p, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	hook_reset();
+	reusable_mount_ids = 1;
+	fake_fs_type = fs_type;
+	memset(&rep, 0, sizeof rep);
+	hk.active = 1;
+	r = lfa_extend_quickly(fd, 4096, 4096, &opt, &rep, &t, &looked);
+	hk.active = 0;
+	ck_assert_msg(r == (quick ? 0 : -1), "fs 0x%lx: %d", fs_type, r);
+	ck_assert_int_eq(fstatfs_calls, 1);
+	close(fd);
+	memcpy(want, old, 4096);
+	expect_bytes(p, want, quick ? 8192 : 4096);
+	if (quick)
+		ck_assert_int_eq(rep.copy_on_write, fs_type == FS_BTRFS);
+	free(want), free(old);
+}
+
+START_TEST(quick_step_only_where_appends_land_at_the_size)
+{
+	quick_step_on(FS_EXT, 1);
+	quick_step_on(FS_XFS, 1);
+	quick_step_on(FS_BTRFS, 1);
+	quick_step_on(FS_FUSE, 0);
+	quick_step_on(0x01021994, 0); /* tmpfs */
+}
+END_TEST
+
 static void teardown(void)
 {
 	hook_reset();
@@ -2252,6 +2475,12 @@ int main(void)
 	tcase_add_test(tc, quick_step_without_write_access);
 	tcase_add_test(tc, quick_step_raced_then_nothing_to_aim);
 	tcase_add_test(tc, alone_the_call_makes_no_descriptor);
+	tcase_add_test(tc, sealed_memfd_grown_before_the_ftruncate);
+	tcase_add_test(tc, failing_fstat_at_each_point);
+	tcase_add_test(tc, failing_read_back_at_each_point);
+	tcase_add_test(tc, failing_hole_map_at_each_point);
+	tcase_add_test(tc, failing_write_at_each_point);
+	tcase_add_test(tc, quick_step_only_where_appends_land_at_the_size);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
