@@ -16,14 +16,15 @@ COV_DIR = coverage-build
 COV_REPORT = coverage
 COV_CFLAGS = -O0 -g --coverage -fprofile-update=atomic
 # The floors apply to src/, the library; tools/ is reported only.  A little
-# under what this tree reaches with COV_TESTS as root: 94 % of the lines and
-# 82 % of the branches of src/ (the disk's pace and the machine's load move
-# the branches taken by a point or so).
+# under what this tree reaches with COV_TESTS as root: 95 % of the lines and
+# 85 % of the branches of src/ (the disk's pace and the machine's load move
+# the branches taken by a point or so; check_race's fault sweeps take the
+# error branches by script, whatever the pace).
 # Branches count as gcc made them: at -O0 it adds few of its own, and C has
 # no exception branches (no --exclude-unreachable-branches, no
 # --exclude-throw-branches).
 COV_FLOOR_LINES = 92
-COV_FLOOR_BRANCHES = 80
+COV_FLOOR_BRANCHES = 82
 # The tests, about 80 s of work on two cores: the unit tests, and the
 # integration tests that call the library directly: the emulation on real
 # filesystems (realfs*: the checker's matrix, edges, FIEMAP, seccomp's
