@@ -2377,6 +2377,10 @@ static void quick_step_on(long fs_type, int quick)
 	unsigned char *want = calloc(1, 8192), *old = pattern(4096, 21);
 	int fd, looked, r;
 
+	/* The step is one append (RWF_APPEND): where pwritev2 refuses it
+	 * (qemu-user), the engine does the work everywhere. */
+	if (quick && real_refuses(0x10))
+		quick = 0;
 	write_pattern_at(p, 0, 4096, 21);
 	fd = open(p, O_RDWR);
 	ck_assert_int_ge(fd, 0);
@@ -2393,7 +2397,7 @@ static void quick_step_on(long fs_type, int quick)
 	memcpy(want, old, 4096);
 	expect_bytes(p, want, quick ? 8192 : 4096);
 	if (quick)
-		ck_assert_int_eq(rep.copy_on_write, fs_type == FS_BTRFS);
+		ck_assert_int_eq(rep.copy_on_write, (uint32_t)fs_type == FS_BTRFS);
 	free(want), free(old);
 }
 
