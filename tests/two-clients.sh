@@ -33,6 +33,12 @@
 RACE=$top_builddir/tests/append-race
 [ -x "$RACE" ] || fail "$RACE is not built"
 [ "$(id -u)" = 0 ] || skip "not root: cannot mount GlusterFS or sshfs, or run their daemons"
+# As append-race.sh: qemu-user refuses pwritev2's RWF_APPEND, so growth
+# that cannot go through an O_APPEND descriptor writes where aimed (README,
+# Known limits); the i386 tree under qemu-i386 once damaged 1 record of
+# 105,000 on GlusterFS.  Natively (x86_64, i386 where the kernel runs it)
+# 0 is required.
+under_qemu_user && skip "qemu-user refuses pwritev2's RWF_APPEND: growth writes where aimed (README, Known limits)"
 records=${TWO_CLIENTS_RECORDS:-35000}
 started=$(date +%s)
 runs=3
