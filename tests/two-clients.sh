@@ -8,21 +8,19 @@
 # loops posix_fallocate(fd, 0, size + 100) with the library
 # (tests/append-race -a).  Every byte of every record is then looked for
 # through a third, fresh mount.  Three runs of TWO_CLIENTS_RECORDS (35,000)
-# records on each filesystem:
-#  - GlusterFS (tests/gluster-lib.sh): a replica-2 volume on ext3 bricks,
-#    where the emulation runs.  Before the engine appended through an
-#    O_APPEND descriptor there, 0 to 18 records a run were damaged (zeros
-#    appended with RWF_APPEND land at client B's cached size); glibc's
-#    emulation 116 to 187 (86 to 112 in a third as many).  0 required.
-#  - sshfs, two mounts of one directory through a throwaway sshd
-#    (tests/sshd-lib.sh): 8 to 590 a run before, 0 to 5 now.  sshfs itself
-#    cannot keep two clients' appends apart: client B's own O_APPEND
-#    appends of 100 zeros, no library involved, damage 0 to 78 a run, and
-#    three runs of them can all damage none while ours damaged some (seen
-#    in CI with another build running).  So on sshfs the figures are
-#    reported, ours beside its own (append-race -z, one run), never
-#    required: a chance count cannot pass or fail a test.
-# On both, every call must succeed.
+# records on each filesystem: GlusterFS (tests/gluster-lib.sh, a replica-2
+# volume on ext3 bricks, where the emulation runs) and sshfs (two mounts of
+# one directory through a throwaway sshd, tests/sshd-lib.sh).
+# A record not found whole is either lost (some of its bytes overwritten:
+# zeros written at a stale end of file, as glibc's emulation does, 55 to
+# 187 a run) or split (every byte there, in order, with zeros inside it).
+# Only the filesystem's append can split one: both filesystems do it with
+# plain O_APPEND writes from two clients, no library involved (0 to 72 a
+# run of append-race -z), and the first CI runs that required 0 damaged
+# records failed on 1 such record in 105,000.  So:
+#  - 0 records lost is required on both, and every call must succeed;
+#  - splits are reported, with the filesystem's own figure beside ours (one
+#    run of append-race -z) when ours are not 0.
 # With TWO_CLIENTS_GLIBC=1, glibc's figure is printed beside ours (one run
 # of a third as many records), not asserted.
 # Root only (mounts, daemons); each filesystem this machine cannot set up
@@ -35,9 +33,9 @@ RACE=$top_builddir/tests/append-race
 [ "$(id -u)" = 0 ] || skip "not root: cannot mount GlusterFS or sshfs, or run their daemons"
 # As append-race.sh: qemu-user refuses pwritev2's RWF_APPEND, so growth
 # that cannot go through an O_APPEND descriptor writes where aimed (README,
-# Known limits); the i386 tree under qemu-i386 once damaged 1 record of
-# 105,000 on GlusterFS.  Natively (x86_64, i386 where the kernel runs it)
-# 0 is required.
+# Known limits).  (The one record damaged in the i386 tree under qemu-i386
+# was seen before lost and split records were told apart; running it there
+# again is left for a later change, with its minute of CI time.)
 under_qemu_user && skip "qemu-user refuses pwritev2's RWF_APPEND: growth writes where aimed (README, Known limits)"
 records=${TWO_CLIENTS_RECORDS:-35000}
 started=$(date +%s)
@@ -48,13 +46,21 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lfa-2c.XXXXXX") || exit 99
 on_exit 'rm -rf --one-file-system "$work"'
 trap 'exit 99' HUP INT TERM # the EXIT trap then undoes everything
 
-ran="" failed="" skipped="" unreliable=""
+ran="" failed="" skipped="" splitting=""
+
+# counted OUTPUT lost|split: a count from append-race's last line.
+counted() {
+	case $2 in
+	lost) echo "$1" | sed -n 's/.* records damaged: \([0-9]*\) lost, .*/\1/p' | tail -n 1 ;;
+	split) echo "$1" | sed -n 's/.* lost, \([0-9]*\) split by the filesystem$/\1/p' | tail -n 1 ;;
+	esac | grep . || echo "?"
+}
 
 # race NAME A B FRESH_MOUNT_CMD FRESH_UMOUNT_CMD: the runs; A appends, B
 # allocates, a fresh mount checks.
 race() {
 	name=$1 a=$2 b=$3 mnt=$4 unmnt=$5
-	damaged=""
+	lost="" split=""
 	r=1
 	while [ $r -le $runs ]; do
 		t0=$(date +%s)
@@ -66,8 +72,8 @@ race() {
 		echo "$out" | sed "s|$work/||g; s|^|[$name run $r] |"
 		[ $rc = 0 ] || [ $rc = 1 ] || fail "$name: append-race exited with $rc"
 		echo "$out" | grep -q ' (0 failed), ' || fail "$name: calls of posix_fallocate failed: $(echo "$out" | tail -n 1)"
-		n=$(echo "$out" | sed -n 's/.*, \([0-9]*\) records damaged$/\1/p' | tail -n 1)
-		damaged="$damaged ${n:-?}"
+		lost="$lost $(counted "$out" lost)"
+		split="$split $(counted "$out" split)"
 		note "$name run $r: $(($(date +%s) - t0)) s"
 		r=$((r + 1))
 	done
@@ -76,23 +82,21 @@ race() {
 		"$mnt" || fail "$name: cannot mount a fresh client: $why"
 		glibc=$("$RACE" -g -a "$a" -c "$fresh" "$b" $((records / 3)) 2>&1 | tail -n 1)
 		"$unmnt"
-		glibc=$(echo "$glibc" | sed -n 's/.*, \([0-9]*\) records damaged$/\1/p')
-		glibc="; glibc ${glibc:-?} in one run of $((records / 3))"
+		glibc="; glibc lost $(counted "$glibc" lost) in one run of $((records / 3))"
 	fi
-	note "$name: records damaged in $runs runs of $records: libfallocate$damaged$glibc"
+	note "$name: records lost in $runs runs of $records: libfallocate$lost$glibc"
+	note "$name: records split by the filesystem:$split"
 	ran="$ran $name"
-	for n in $damaged; do
+	for n in $lost; do
+		[ "$n" = 0 ] || { failed="$failed $name"; break; }
+	done
+	for n in $split; do
 		[ "$n" = 0 ] && continue
-		if [ "$name" = sshfs ]; then
-			"$mnt" || fail "$name: cannot mount a fresh client: $why"
-			own=$("$RACE" -z -a "$a" -c "$fresh" "$b" "$records" 2>&1 | tail -n 1)
-			"$unmnt"
-			own=$(echo "$own" | sed -n 's/.*, \([0-9]*\) records damaged$/\1/p')
-			note "$name: its own O_APPEND appends from two clients, no library involved: ${own:-?} of $records damaged in one run; the filesystem cannot keep two clients' appends apart, so its figures are reported, not required"
-			unreliable="$unreliable $name"
-		else
-			failed="$failed $name"
-		fi
+		"$mnt" || fail "$name: cannot mount a fresh client: $why"
+		own=$("$RACE" -z -a "$a" -c "$fresh" "$b" "$records" 2>&1 | tail -n 1)
+		"$unmnt"
+		note "$name: its own O_APPEND appends of zeros from two clients, no library involved, in one run of $records: $(counted "$own" split) records split, $(counted "$own" lost) lost"
+		splitting="$splitting $name"
 		break
 	done
 }
@@ -156,6 +160,6 @@ case $? in
 esac
 
 note "two-clients: $(($(date +%s) - started)) s"
-[ -n "$failed" ] && fail "records damaged on:$failed"
+[ -n "$failed" ] && fail "records lost (bytes overwritten) on:$failed"
 [ -n "$ran" ] || skip "no shared filesystem could be set up:$skipped (reasons above)"
-echo "PASS (ran:$ran${skipped:+; skipped:$skipped}${unreliable:+; figures only, the filesystem loses appends itself:$unreliable})"
+echo "PASS (ran:$ran${skipped:+; skipped:$skipped}${splitting:+; split by the filesystem itself, reported:$splitting})"
