@@ -24,7 +24,6 @@
 
 #include "check-run.h"
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <linux/kcmp.h>
 #include <sys/inotify.h>
 #include <sys/statfs.h>
@@ -102,20 +101,12 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	return r;
 }
 
-static long real_syscall6(long n, long a, long b, long c, long d, long e, long f)
-{
-	static long (*real)(long, ...);
-
-	if (!real)
-		real = (long (*)(long, ...))real_fn("syscall");
-	return real(n, a, b, c, d, e, f);
-}
-
 /* Whether fd shares the caller's open file description (a dup of it). */
 static int same_open_file(int fd, int other)
 {
-	long r = real_syscall6(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE, (long)fd,
-			       (long)other, 0);
+	const long args[6] = { (long)getpid(), (long)getpid(), (long)KCMP_FILE, (long)fd,
+			       (long)other, 0 };
+	long r = real_syscall(SYS_kcmp, args);
 
 	return r == 0;
 }
@@ -155,13 +146,8 @@ int sync_file_range(int fd, off64_t off, off64_t n, unsigned flags)
 long syscall(long n, ...)
 {
 	long a[6];
-	va_list ap;
-	int i;
 
-	va_start(ap, n);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
+	SHIM_SYSCALL_ARGS(a, n);
 #ifdef LFA_NR_cachestat
 	if (rec.active && n == LFA_NR_cachestat) {
 		rec.looks++;
@@ -190,7 +176,7 @@ long syscall(long n, ...)
 		}
 	}
 #endif
-	return real_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return real_syscall(n, a);
 }
 
 int clock_gettime(clockid_t clock, struct timespec *t)

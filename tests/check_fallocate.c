@@ -30,13 +30,8 @@ static int statx_immutable; /* statx adds the immutable attribute */
 long syscall(long nr, ...)
 {
 	long a[6];
-	va_list ap;
-	int i;
 
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
+	SHIM_SYSCALL_ARGS(a, nr);
 	if (nr == SYS_fallocate) {
 		fallocate_calls++;
 		if (fallocate_errno) {
@@ -44,7 +39,7 @@ long syscall(long nr, ...)
 			return -1;
 		}
 	}
-	return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return real_syscall(nr, a);
 }
 
 int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
