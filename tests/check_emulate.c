@@ -481,6 +481,17 @@ static uint64_t id_in_the_same_slot(uint64_t id)
 			return other;
 }
 
+/* One with the same low 32 bits and slot, another high half: the slot keeps
+ * the id as two 32-bit halves, and both must match. */
+static uint64_t id_differing_high(uint64_t id)
+{
+	uint64_t other;
+
+	for (other = id + ((uint64_t)1 << 32);; other += (uint64_t)1 << 32)
+		if ((other * 0x9E3779B97F4A7C15ull) >> 61 == (id * 0x9E3779B97F4A7C15ull) >> 61)
+			return other;
+}
+
 /* A mount's filesystem is asked once, then remembered until another mount
  * takes its slot; without a unique id (0), it is asked every time. */
 /* Two descriptors on filesystems of different types wherever the tests run
@@ -521,6 +532,13 @@ START_TEST(mount_facts_remembered_by_unique_id)
 	syscalls = 0;
 	ck_assert_int_eq(lfa_mount_facts(disk, a, &type, &block, &syscalls), 0);
 	ck_assert_uint_eq(type, fs_type_of(disk));
+	ck_assert_uint_eq(syscalls, 1);
+	/* A mount whose id differs from a's in its high half only, when a
+	 * holds the slot: a's facts must not answer for it (the pipe's
+	 * filesystem is another type). */
+	syscalls = 0;
+	ck_assert_int_eq(lfa_mount_facts(mem, id_differing_high(a), &type, &block, &syscalls), 0);
+	ck_assert_uint_eq(type, fs_type_of(mem));
 	ck_assert_uint_eq(syscalls, 1);
 	for (i = 0; i < 2; i++) {
 		syscalls = 0;
