@@ -53,6 +53,17 @@ counted() {
 	esac | grep . || echo "?"
 }
 
+# race_once RECORDS [OPTION...]: one run of append-race through a fresh
+# mount that checks; sets out (what it printed) and rc.
+race_once() {
+	_n=$1
+	shift
+	"$mnt" || fail "$name: cannot mount a fresh client: $why"
+	out=$("$RACE" "$@" -a "$a" -c "$fresh" "$b" "$_n" 2>&1)
+	rc=$?
+	"$unmnt"
+}
+
 # race NAME A B FRESH_MOUNT_CMD FRESH_UMOUNT_CMD: the runs; A appends, B
 # allocates, a fresh mount checks.
 race() {
@@ -61,11 +72,8 @@ race() {
 	r=1
 	while [ $r -le $runs ]; do
 		t0=$(date +%s)
-		"$mnt" || fail "$name: cannot mount a fresh client: $why"
 		# shellcheck disable=SC2086 # options, one a word
-		out=$("$RACE" ${TWO_CLIENTS_RACE_OPTS:-} -a "$a" -c "$fresh" "$b" "$records" 2>&1)
-		rc=$?
-		"$unmnt"
+		race_once "$records" ${TWO_CLIENTS_RACE_OPTS:-}
 		echo "$out" | sed "s|$work/||g; s|^|[$name run $r] |"
 		[ $rc = 0 ] || [ $rc = 1 ] || fail "$name: append-race exited with $rc"
 		echo "$out" | grep -q ' (0 failed), ' || fail "$name: calls of posix_fallocate failed: $(echo "$out" | tail -n 1)"
@@ -76,10 +84,8 @@ race() {
 	done
 	glibc=""
 	if [ "${TWO_CLIENTS_GLIBC:-0}" = 1 ]; then
-		"$mnt" || fail "$name: cannot mount a fresh client: $why"
-		glibc=$("$RACE" -g -a "$a" -c "$fresh" "$b" $((records / 3)) 2>&1 | tail -n 1)
-		"$unmnt"
-		glibc="; glibc lost $(counted "$glibc" lost) in one run of $((records / 3))"
+		race_once $((records / 3)) -g
+		glibc="; glibc lost $(counted "$out" lost) in one run of $((records / 3))"
 	fi
 	note "$name: records lost in $runs runs of $records: libfallocate$lost$glibc"
 	note "$name: records split by the filesystem:$split"
@@ -89,10 +95,8 @@ race() {
 	done
 	for n in $split; do
 		[ "$n" = 0 ] && continue
-		"$mnt" || fail "$name: cannot mount a fresh client: $why"
-		own=$("$RACE" -z -a "$a" -c "$fresh" "$b" "$records" 2>&1 | tail -n 1)
-		"$unmnt"
-		note "$name: its own O_APPEND appends of zeros from two clients, no library involved, in one run of $records: $(counted "$own" split) records split, $(counted "$own" lost) lost"
+		race_once "$records" -z
+		note "$name: its own O_APPEND appends of zeros from two clients, no library involved, in one run of $records: $(counted "$out" split) records split, $(counted "$out" lost) lost"
 		splitting="$splitting $name"
 		break
 	done
