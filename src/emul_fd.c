@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,7 +49,9 @@ static int open_same_file(struct emul_job *j, const char *path, int mode, int *s
 /* The first of modes that opens the job's file again, through the thread's
  * table or the process's; -1 where none does.  Never while the caller holds
  * a lease on the file: our open would break it, signalling the caller and
- * stalling us. */
+ * stalling us.  Never where the filesystem finds files by name: the open
+ * would reach whatever has the name now, with the same st_dev and st_ino
+ * (names_files.c). */
 static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int *mode)
 {
 	static const char *const tables[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
@@ -56,6 +59,8 @@ static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int
 	size_t t, i;
 	int fd = -1;
 
+	if (j->by_name)
+		return -1;
 	j->rep->syscalls++;
 	if (fcntl(j->fd, F_GETLEASE) != F_UNLCK)
 		return -1;
@@ -116,10 +121,48 @@ int emul_readable_fd(struct emul_job *j)
 	return emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY ? j->priv : -1;
 }
 
+/* Where the filesystem finds files by name, fstat asks the server about
+ * the name, and the kernel keeps the answer as the file's size until it
+ * expires: the size of whatever has the name now.  A read of nothing past
+ * any end through the caller's own open file asks instead with its handle
+ * (FUSE's GETATTR with the file handle, when the kept attributes expired
+ * or a write made them stale), and touches no page, no atime; the look
+ * after it takes the kept answer as it is (AT_STATX_DONT_SYNC), never
+ * asking by the name.
+ * A descriptor that cannot read (O_WRONLY) can learn nothing of the held
+ * file: EBADF, glibc's answer for it, before any write. */
+#define HANDLE_LOOK_AT (INT64_MAX - 1)
+
+static int look_through_handle(struct emul_job *j)
+{
+	char byte;
+
+	j->rep->syscalls++;
+	if (pread64(j->fd, &byte, 0, HANDLE_LOOK_AT) < 0 && errno == EBADF)
+		return EBADF;
+#ifdef HAVE_STATX
+	{
+		struct statx sx;
+
+		j->rep->syscalls++;
+		if (statx(j->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_SIZE, &sx) == 0) {
+			j->known_size = (int64_t)sx.stx_size;
+			return 0;
+		}
+		if (errno != ENOSYS)
+			return errno;
+	}
+#endif
+	return -1; /* fstat's look, which the read just made fresh */
+}
+
 int emul_refresh_size(struct emul_job *j)
 {
 	struct stat64 st;
+	int err;
 
+	if (j->by_name && (err = look_through_handle(j)) >= 0)
+		return err;
 	j->rep->syscalls++;
 	if (fstat64(j->fd, &st) != 0)
 		return errno;

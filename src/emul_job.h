@@ -44,6 +44,10 @@ struct emul_job {
 	int64_t block;          /* the filesystem's block, at most 4096 */
 	uint32_t fs_type;
 	int64_t fs_block;       /* statfs's f_bsize */
+	/* The filesystem finds files by name (names_files.c): no second
+	 * descriptor is known to be the caller's file, and its size is asked
+	 * through the caller's own open file (emul_refresh_size). */
+	int by_name;
 
 	int64_t known_size;     /* the size last seen; anything may have changed it since */
 
@@ -174,6 +178,11 @@ void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 #define FS_CODA       0x73757245u
 #define FS_LUSTRE     0x0BD00BD0u
 #define FS_GPFS       0x47504653u
+
+/* names_files.c: whether fs_type (the device dev, for FUSE's server)
+ * finds files by name, so that a reopen or fstat may describe another file
+ * than the caller's.  Counts the syscalls it made. */
+int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls) LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

@@ -172,6 +172,15 @@ static int choose_writer(struct emul_job *j)
 		return EINVAL;
 	if (!(j->flags & O_APPEND) && !no_largefile)
 		return 0;
+	/* Where files are found by name there is no descriptor of our own:
+	 * the caller's O_APPEND one still grows the file from its end, by the
+	 * server's appends (emul_append_fd), and any write that would need
+	 * aiming is refused, before it and before any other (glibc's EBADF). */
+	if (j->by_name && (j->flags & O_APPEND) && !j->direct && !no_largefile &&
+	    j->offset >= j->known_size) {
+		j->aiming_refused = EBADF;
+		return 0;
+	}
 	if (!private_writable(j))
 		return (j->flags & O_APPEND) ? EBADF : EFBIG;
 	j->writer = WRITE_PRIVATE;
@@ -369,6 +378,12 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	/* O_DIRECT would need the end of file aligned, which another writer
 	 * decides; the descriptor with O_APPEND has no O_DIRECT. */
 	if (shared < 0 && j->writer == WRITE_BOUND && j->direct)
+		return EMUL_NO_APPEND;
+	/* RWF_APPEND lands at the size the kernel keeps, which a filesystem
+	 * that finds files by name may have taken from another file, over the
+	 * held file's own bytes: positional writes, at the end its handle
+	 * gave (emul_refresh_size). */
+	if (shared < 0 && j->by_name)
 		return EMUL_NO_APPEND;
 #ifdef HAVE_WRITE_V2
 	if (shared < 0 && append_unknown())

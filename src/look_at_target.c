@@ -12,13 +12,18 @@
 #include "mount_facts.h"
 
 /* The file's type, size, identity and mount, and whether it is immutable:
- * statx tells all in one call where the C library has it. */
+ * statx tells all in one call where the C library has it.  As the kernel
+ * keeps them (AT_STATX_DONT_SYNC), asking no server: local filesystems keep
+ * them exact, and where a server finds files by name, asking it would give
+ * the attributes of whatever has the name now and keep them as the held
+ * file's, which its own handle could then not correct (emul_fd.c).  The
+ * engine looks at the size again before it writes. */
 int lfa_look_at_target(int fd, struct lfa_target *t)
 {
 #ifdef HAVE_STATX
 	struct statx sx;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS |
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS |
 		  LFA_STATX_MNT_ID_UNIQUE, &sx) == 0) {
 		uint64_t attr = sx.stx_attributes_mask & sx.stx_attributes;
 

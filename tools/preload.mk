@@ -71,10 +71,10 @@ PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
 	tests/prog-aria2c.sh tests/prog-cryptsetup.sh tests/prog-sshfs-python.sh \
 	tests/prog-sshfs-qemu-img.sh tests/prog-sshfs-append.sh \
 	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
-	tests/secure-mode.sh tests/install.sh tests/exports.sh
+	tests/secure-mode.sh tests/install.sh tests/exports.sh tests/rename-held.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh \
-	tests/sshd-lib.sh
+	tests/sshd-lib.sh tests/held-file.c
 # The tests run the build tree's wrapper on the build tree's library.
 AM_TESTS_ENVIRONMENT += \
 	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
