@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -263,12 +264,22 @@ static int is_zero(const unsigned char *p, size_t n)
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-/* Reads [from, to) into its place in buf; what it read is fresh. */
+/* Reads [from, to) into its place in buf; what it read is fresh.  Where
+ * another machine writes the file, this client's cached pages are not: a
+ * page that held the end of file keeps zeros past that end after another
+ * client appended there, and they would be taken for a hole.  They are
+ * dropped first (writeback is started for any dirty one, which is kept),
+ * so that the read asks the server. */
 static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 {
 	ssize_t r;
 	int tries = 0;
 
+	if (emul_shared_fs(j->fs_type)) {
+		j->rep->syscalls++;
+		(void)posix_fadvise64(emul_readable_fd(j), from & ~(int64_t)4095, to - (from & ~(int64_t)4095),
+				      POSIX_FADV_DONTNEED);
+	}
 	do {
 		j->rep->syscalls++;
 		r = pread64(emul_readable_fd(j), j->buf + (from - j->buf_pos), (size_t)(to - from),

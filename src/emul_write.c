@@ -174,10 +174,13 @@ static int choose_writer(struct emul_job *j)
 		return 0;
 	/* Where files are found by name there is no descriptor of our own:
 	 * the caller's O_APPEND one still grows the file from its end, by the
-	 * server's appends (emul_append_fd), and any write that would need
-	 * aiming is refused, before it and before any other (glibc's EBADF). */
-	if (j->by_name && (j->flags & O_APPEND) && !j->direct && !no_largefile &&
-	    j->offset >= j->known_size) {
+	 * server's appends (emul_append_fd), where it reads (the size is
+	 * learned through it), and a write that must be aimed is refused
+	 * (glibc's EBADF): the range is walked from its start, so a piece
+	 * inside the file that needs zeros meets the refusal before any
+	 * append, and one that holds data needs none. */
+	if (j->by_name && (j->flags & O_APPEND) && (j->flags & O_ACCMODE) == O_RDWR &&
+	    !j->direct && !no_largefile) {
 		j->aiming_refused = EBADF;
 		return 0;
 	}

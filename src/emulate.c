@@ -88,8 +88,16 @@ static int after_append(struct emul_job *j, int64_t *pos, int64_t done)
 		return 0;
 	}
 	j->reshaped = 1;
-	if (j->known_size >= *pos + done)
+	if (j->known_size >= *pos + done) {
+		/* Where no write can be aimed (the caller's O_APPEND descriptor
+		 * on a filesystem that finds files by name), what lies below
+		 * the end now is appends, another writer's and ours, which
+		 * leave no hole: nothing there needs a look, nor could take a
+		 * write.  The check before success sees the size. */
+		if (j->aiming_refused)
+			*pos = j->known_size;
 		return 0;
+	}
 	/* Cut below our zeros, during the append or after it. */
 	if (++j->setbacks > EMUL_RETRIES)
 		return EMUL_GAVE_WAY;

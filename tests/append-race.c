@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* Another writer's appends survive a call that grows the file:
- *   append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] DIR RECORDS [tail]
+ *   append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] [-A] DIR RECORDS [tail]
  * One thread appends RECORDS 64-byte records (no byte zero) through its own
  * O_APPEND descriptor of DIR/append-race, noting where each landed (its
  * offset after the write); the other calls posix_fallocate(fd, 0, size + 100)
@@ -20,7 +20,11 @@
  * either client answers).  -g calls glibc's posix_fallocate instead of the
  * library's, for its figure beside ours; -z appends 100 zeros through an
  * O_APPEND descriptor of its own instead of calling posix_fallocate (what
- * the filesystem itself does with two clients' appends).
+ * the filesystem itself does with two clients' appends).  -A opens the
+ * calling client's descriptor O_RDWR|O_APPEND, and with "tail" takes the
+ * size from lseek(SEEK_END) on it, which FUSE answers through the file's
+ * handle (growth by the caller's own appends, where files are found by
+ * name: issue 29).
  * Prints the counts; exits 1 when a record was lost (some of its bytes
  * overwritten) or a call failed.  A record the filesystem split (its bytes
  * all there, in order, with another client's appended zeros between them)
@@ -181,11 +185,14 @@ int main(int argc, char **argv)
 	const char *append_dir = NULL, *check_dir = NULL;
 	int (*allocate)(int, off_t, off_t) = posix_fallocate;
 	pthread_t t;
-	int fd, cfd, tail, c, err = 0, zeros_only = 0, zfd = -1;
+	int fd, cfd, tail, c, err = 0, zeros_only = 0, zfd = -1, append_fd = 0;
 	static const char zero100[100];
 
-	while ((c = getopt(argc, argv, "a:c:gz")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:gzA")) != -1) {
 		switch (c) {
+		case 'A':
+			append_fd = 1;
+			break;
 		case 'a':
 			append_dir = optarg;
 			break;
@@ -210,7 +217,7 @@ int main(int argc, char **argv)
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (argc < 3 || argc > 4 || (records = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] DIR RECORDS [tail]\n");
+		fprintf(stderr, "usage: append-race [-a APPEND_DIR] [-c CHECK_DIR] [-g] [-A] DIR RECORDS [tail]\n");
 		return 99;
 	}
 	tail = argc == 4 && !strcmp(argv[3], "tail");
@@ -220,7 +227,7 @@ int main(int argc, char **argv)
 	path = file;
 	append_path = afile;
 	landed = calloc((size_t)records, sizeof *landed);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | (append_fd ? O_APPEND : 0), 0600);
 	if (!landed || fd < 0) {
 		perror("append-race: setup");
 		return 99;
@@ -231,6 +238,8 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (fstat(fd, &st) != 0)
+			return 99;
+		if (append_fd && tail && (st.st_size = lseek(fd, 0, SEEK_END)) < 0)
 			return 99;
 		if (zeros_only && zfd < 0)
 			zfd = open(path, O_WRONLY | O_APPEND);

@@ -170,6 +170,10 @@ setup_sshfs() {
 	sshfs -F "$sshd_ssh_config" "127.0.0.1:$BACK" "$MNT" < /dev/null 2> "$ssh/sshfs.log" ||
 		{ why="sshfs failed: $(tail -n 1 "$ssh/sshfs.log")"; return 1; }
 	mounted "$MNT"
+	# sshfs finds files by name: no descriptor of the library's own
+	# (src/names_files.c), so write-only, O_APPEND-into-the-file and
+	# O_DIRECT kinds are refused as glibc refuses them.
+	OPTS=-N
 	note "sshfs: sshd pid $sshd_pid on 127.0.0.1:$sshd_port"
 }
 
@@ -235,6 +239,7 @@ setup_bindfs() {
 	bindfs "$BACK" "$MNT" < /dev/null > "$work/bindfs.mount" 2>&1 ||
 		{ why="bindfs failed: $(tail -n 1 "$work/bindfs.mount")"; return 1; }
 	mounted "$MNT"
+	OPTS=-N # found by name, as sshfs
 }
 
 # hugetlbfs: only where huge pages can be had.  The kernel allocates there,

@@ -160,14 +160,16 @@ need_preloadable() {
 	need_same_class "$FALLOCATE_PRELOAD_LIBRARY" "$exe"
 }
 
-# python3 FILE HOW LEN with this program: os.posix_fallocate(fd, 0, LEN) on
-# FILE opened HOW (wronly or append); prints the answer, exits 1 on error.
+# python3 FILE HOW LEN [OFFSET] with this program: os.posix_fallocate(fd,
+# OFFSET (default 0), LEN) on FILE opened HOW (wronly, append: O_WRONLY |
+# O_APPEND, rdwr, rdwr-append); prints the answer, exits 1 on error.
 # shellcheck disable=SC2034 # for the tests that source this
 py_allocate='import os, sys
-flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND}[sys.argv[2]]
+flags = {"wronly": os.O_WRONLY, "append": os.O_WRONLY | os.O_APPEND, "rdwr": os.O_RDWR,
+         "rdwr-append": os.O_RDWR | os.O_APPEND}[sys.argv[2]]
 fd = os.open(sys.argv[1], flags)
 try:
-    os.posix_fallocate(fd, 0, int(sys.argv[3]))
+    os.posix_fallocate(fd, int(sys.argv[4]) if len(sys.argv) > 4 else 0, int(sys.argv[3]))
 except OSError as e:
     print("posix_fallocate:", os.strerror(e.errno))
     sys.exit(1)

@@ -797,6 +797,22 @@ static int trust_blocks;        /* -S: st_blocks is the real allocation here */
  * mounted on their directory, so the first writable open copies them up. */
 static int preset;
 static int kernel_has_fallocate;
+/* -N: the filesystem finds files by name (sshfs, bindfs: names_files.c),
+ * so the library opens no descriptor of its own and learns the file only
+ * through the caller's: a kind that would need one is refused with
+ * glibc's answer, nothing changed. */
+static int by_name;
+static int refusals; /* cases refused so, in the kind being checked */
+
+/* Whether the library must refuse this kind and range there: a descriptor
+ * that cannot read the held file (write-only), or that cannot put a write
+ * where aimed (O_APPEND, with the range reaching into the file), or that
+ * reads only aligned pieces (O_DIRECT). */
+static int refused_by_name(const struct fs_kind *k, const struct range *r, int64_t old_size)
+{
+	return by_name && ((k->flags & O_ACCMODE) != O_RDWR || (k->flags & O_DIRECT) ||
+			   ((k->flags & O_APPEND) && r->off < old_size));
+}
 
 static struct range fs_range(enum fs_range r, int64_t s)
 {
@@ -882,6 +898,18 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	errno = EDOM; /* posix_fallocate(3lfa): errno keeps its value on every path */
 	err = allocate(fd, r.off, r.len);
 	CHECK(errno == EDOM, "errno changed to %s", err_name(errno));
+	if (refused_by_name(k, &r, old_size) && kernel < 0) {
+		unsigned char *now = read_all(path, old_size);
+		int same = path_size(path) == old_size && !memcmp(now, old, (size_t)old_size);
+
+		free(now);
+		CHECK(err == EBADF || err == EINVAL,
+		      "returned %s where the file is found by name (wanted EBADF or EINVAL, glibc's)",
+		      err_name(err));
+		CHECK(same, "refused (%s) after changing the file", err_name(err));
+		refusals++;
+		goto out;
+	}
 	if (kernel >= 0) {
 		CHECK(err == kernel, "returned %s, the kernel %s", err_name(err), err_name(kernel));
 		CHECK(kernel_size == path_size(path), "size %lld, the kernel's %lld",
@@ -956,6 +984,7 @@ static void fs_matrix(void)
 		char why[1024], skipped[1024] = "";
 		int c, n_pass = 0, n_fail = 0;
 
+		refusals = 0;
 		for (c = 0; c < 2; c++) {
 			int r = fs_case(&fs_kinds[k], &fs_kinds[k].cases[c], why, sizeof why);
 
@@ -969,7 +998,10 @@ static void fs_matrix(void)
 		}
 		if (n_fail)
 			continue;
-		if (n_pass)
+		if (n_pass && refusals)
+			printf("KIND %s PASS %d cases, %d refused before any write (found by name)\n",
+			       fs_kinds[k].name, n_pass, refusals);
+		else if (n_pass)
 			printf("KIND %s PASS %d cases\n", fs_kinds[k].name, n_pass);
 		else
 			printf("KIND %s SKIP %s\n", fs_kinds[k].name, skipped);
@@ -1287,6 +1319,8 @@ int main(int argc, char **argv)
 			trust_blocks = 1;
 		else if (!strcmp(argv[1], "-c"))
 			preset = 1;
+		else if (!strcmp(argv[1], "-N"))
+			by_name = 1;
 		else if (!strcmp(argv[1], "-b") && argc > 2) {
 			backing_dir = argv[2];
 			argv++, argc--;
@@ -1298,7 +1332,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: realfs-check [-p] [-k] [-S] [-c] [-b BACKING_DIR] "
+		fprintf(stderr, "usage: realfs-check [-p] [-k] [-S] [-c] [-N] [-b BACKING_DIR] "
 			"matrix|enospc|efbig|native|fs|prepare|prepare-fs|parity|holes DIR\n");
 		return 2;
 	}
