@@ -807,11 +807,15 @@ static int refusals; /* cases refused so, in the kind being checked */
 /* Whether the library must refuse this kind and range there: a descriptor
  * that cannot read the held file (write-only), or that cannot put a write
  * where aimed (O_APPEND, with the range reaching into the file), or that
- * reads only aligned pieces (O_DIRECT). */
+ * reads and writes only aligned pieces (O_DIRECT, with the range reaching
+ * into the file or an unaligned edge). */
 static int refused_by_name(const struct fs_kind *k, const struct range *r, int64_t old_size)
 {
-	return by_name && ((k->flags & O_ACCMODE) != O_RDWR || (k->flags & O_DIRECT) ||
-			   ((k->flags & O_APPEND) && r->off < old_size));
+	int reaches_in = r->off < old_size;
+
+	return by_name && ((k->flags & O_ACCMODE) != O_RDWR ||
+			   ((k->flags & O_APPEND) && reaches_in) ||
+			   ((k->flags & O_DIRECT) && (reaches_in || ((r->off | (r->off + r->len)) & 4095))));
 }
 
 static struct range fs_range(enum fs_range r, int64_t s)
