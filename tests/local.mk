@@ -31,6 +31,15 @@ tests_lfa_call_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_lfa_call_lfs_LDADD = libfallocate.la
 tests_lfa_call_lfs_LDFLAGS = -no-install
 
+# A call past RLIMIT_FSIZE: SIGXFSZ to the calling thread, then EFBIG, as the
+# kernel's (issue 31).
+check_PROGRAMS += tests/fsize-signal
+tests_fsize_signal_SOURCES = tests/fsize-signal.c
+tests_fsize_signal_LDADD = libfallocate.la -lpthread
+tests_fsize_signal_LDFLAGS = -no-install
+TESTS += tests/fsize-signal.sh
+EXTRA_DIST += tests/fsize-signal.sh
+
 if HAVE_SECCOMP
 DEMO_HELPERS = tests/with-fallocate-errno
 check_PROGRAMS += tests/with-fallocate-errno
