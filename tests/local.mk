@@ -39,6 +39,13 @@ tests_fsize_signal_LDADD = libfallocate.la -lpthread
 tests_fsize_signal_LDFLAGS = -no-install
 TESTS += tests/fsize-signal.sh
 EXTRA_DIST += tests/fsize-signal.sh
+# A child forked mid-call holds none of the call's descriptors (issue 31).
+check_PROGRAMS += tests/fork-mid-call
+tests_fork_mid_call_SOURCES = tests/fork-mid-call.c
+tests_fork_mid_call_LDADD = libfallocate.la -lpthread -ldl
+tests_fork_mid_call_LDFLAGS = -no-install
+TESTS += tests/fork-mid-call.sh
+EXTRA_DIST += tests/fork-mid-call.sh
 
 if HAVE_SECCOMP
 DEMO_HELPERS = tests/with-fallocate-errno
