@@ -100,10 +100,15 @@ static int open_pidfd(pid_t tid, int *thread, pid_t *tgid)
  * found still valid, names that very thread: no reused tid can be hit.
  * Before 6.9, tgkill right after the notification is found still valid:
  * the caller, waiting for our answer, can only have left by dying with
- * its whole process meanwhile.  Returns NULL, or why it was not sent. */
+ * its whole process meanwhile.  Without the killable wait (before 5.19) a
+ * caught signal would end the wait, and one caught with SA_RESTART make
+ * the call again, and again: no signal then, EFBIG alone.  Returns NULL,
+ * or why it was not sent. */
 static const char *send_sigxfsz(const struct sc_server *s, uint64_t id, int pidfd, int thread,
 				pid_t tgid, pid_t tid)
 {
+	if (!s->policy.killable_wait)
+		return "the caller's wait is not killable-only (before Linux 5.19)";
 	if (thread && pidfd >= 0) {
 		if (syscall(SYS_pidfd_send_signal, pidfd, SIGXFSZ, NULL, PIDFD_SIGNAL_THREAD) == 0)
 			return NULL;
