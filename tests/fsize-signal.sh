@@ -15,7 +15,6 @@
 . "$top_srcdir/tests/realfs-lib.sh"
 lib_prog=$top_builddir/tests/fsize-signal
 [ -x "$lib_prog" ] || fail "no $lib_prog"
-ulimit -c 0 # the deaths asked for leave no core
 xfsz=$(kill -l XFSZ 2>/dev/null) || xfsz=25
 case $xfsz in [0-9]*) ;; *) xfsz=25 ;; esac
 killed=$((128 + xfsz))
