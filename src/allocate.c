@@ -39,11 +39,13 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 	else
 		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
 	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s%s): "
-		  "%s, %" PRIu64 " bytes written, %u syscalls",
+		  "%s%s, %" PRIu64 " bytes written, %u syscalls",
 		  caller, fd, offset, len, why, map_name(rep->hole_map),
 		  rep->copy_on_write ? "; copy-on-write: zeros reserve no space" : "",
 		  rep->gave_way ? "; another writer cut the file again and again: gave way" : "",
-		  err ? strerror(err) : "ok", rep->bytes_written, rep->syscalls);
+		  err ? strerror(err) : "ok",
+		  rep->fsize_signal ? " (RLIMIT_FSIZE: SIGXFSZ)" : "", rep->bytes_written,
+		  rep->syscalls);
 }
 
 /* Whether nothing but the caller can replace its descriptor or fork while
@@ -117,5 +119,11 @@ restore:
 out:
 	if (lfa_settings(fd).debug)
 		debug_line(caller, fd, offset, len, opt, rep, err);
+	/* Past the caller's RLIMIT_FSIZE, nothing written: the kernel's
+	 * SIGXFSZ, last, so that a handler runs as with the kernel's, after
+	 * the call's work and with nothing of it left open.  A call served
+	 * for another process leaves the signal to its server. */
+	if (rep->fsize_signal && !opt->foreign_caller)
+		lfa_send_sigxfsz();
 	return err;
 }

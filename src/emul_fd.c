@@ -29,11 +29,11 @@ static int open_same_file(struct emul_job *j, const char *path, int mode, int *s
 	struct stat64 st;
 	int fd;
 
-	fd = lfa_job_open(path, mode | keep | O_NOCTTY | O_LARGEFILE | O_NONBLOCK, slot,
-			  &j->rep->syscalls);
+	fd = lfa_job_open(path, mode | keep | O_NOCTTY | O_LARGEFILE | O_NONBLOCK, j->target->dev,
+			  j->target->ino, slot, &j->rep->syscalls);
 	if (fd < 0 && (keep & O_NOATIME) && errno == EPERM)
 		fd = lfa_job_open(path, mode | (keep & ~O_NOATIME) | O_NOCTTY | O_LARGEFILE |
-				  O_NONBLOCK, slot, &j->rep->syscalls);
+				  O_NONBLOCK, j->target->dev, j->target->ino, slot, &j->rep->syscalls);
 	if (fd >= 0) {
 		j->rep->syscalls++;
 		if (fstat64(fd, &st) != 0 || st.st_dev != j->target->dev ||

@@ -40,6 +40,9 @@ struct lfa_job_options {
  * and the caller's RLIMIT_FSIZE soft limit (UINT64_MAX: none). */
 int lfa_largefile_flag(const struct lfa_job_options *opt) LFA_HIDDEN;
 uint64_t lfa_fsize_limit(const struct lfa_job_options *opt) LFA_HIDDEN;
+/* SIGXFSZ to the calling thread, as the kernel's send_sig(SIGXFSZ,
+ * current, 0) where a file may not grow past RLIMIT_FSIZE. */
+void lfa_send_sigxfsz(void) LFA_HIDDEN;
 
 struct lfa_job_report {
 	int native_error;          /* the kernel's answer; 0 when it was not asked */
@@ -49,6 +52,10 @@ struct lfa_job_report {
 	uint64_t bytes_written;    /* zeros the emulation wrote */
 	int gave_way;              /* another writer cut the file again and again */
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
+	/* Refused (EFBIG) for the caller's RLIMIT_FSIZE where the kernel's
+	 * inode_newsize_ok sends SIGXFSZ: to the calling thread as the call
+	 * returns (lfa_run_job), or to the foreign caller's by its server. */
+	int fsize_signal;
 };
 
 /* Whether offset+len passes what the caller's off_t can express (a 32-bit

@@ -10,18 +10,37 @@
  * (no lock, no heap: a fork may come at any instant, from any thread), read by
  * a pthread_atfork child handler, which runs in the one thread of the child.
  *
+ * The kernel's fork copies the descriptor table first and the memory
+ * after, page by page, which takes as long as the page tables are large
+ * (a millisecond for a few hundred MiB): a child may hold a descriptor
+ * whose slot another thread of the parent emptied meanwhile.  Emptying a
+ * slot before its close, as 0.1 and 0.2 did, left the job's descriptor in
+ * 1 child in 2 forked while a call ran (tests/fork-mid-call.sh).  So a
+ * slot keeps its descriptor's number through the close, and is emptied only
+ * where no fork is in progress (counted by the prepare and parent
+ * handlers); otherwise it stays "closed" until one is reserved while none
+ * is.  The child then closes a number only where it still is the job's
+ * file: the same open file description as the caller's descriptor it
+ * copies (kcmp; without it the same file with the same status flags), or
+ * for a reopened one the same file, since a stale or early slot may name
+ * a number another thread reused.
+ *
  * What remains: a fork from another thread in the few instructions between
- * the syscall that made a descriptor and the store that records it, or
- * between the store that forgets it and the close, gives the child that one
- * descriptor (closed when the child calls exec, O_CLOEXEC).  And a call made
- * while more than JOB_FD_SLOTS descriptors are in flight keeps its extra one
- * unrecorded. */
+ * the syscall that made a descriptor and the store that records it gives the
+ * child that one descriptor (closed when the child calls exec, O_CLOEXEC),
+ * as does one made by open() below 3, in the two syscalls that move it up.
+ * A child made without fork(3)'s handlers (_Fork, vfork, clone, a raw
+ * syscall; posix_spawn, which then execs) keeps every descriptor of a call
+ * in progress until it calls exec.  And a call made while more than
+ * JOB_FD_SLOTS descriptors are in flight keeps its extra one unrecorded. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "job_fds.h"
@@ -29,23 +48,75 @@
 #define JOB_FD_SLOTS 128
 #define SLOT_FREE 0
 #define SLOT_MAKING (-1) /* reserved: its descriptor is being made */
+#define KCMP_FILE_TYPE 0 /* linux/kcmp.h's KCMP_FILE */
 
-/* Each slot: free, reserved, or the descriptor + 1. */
-static int slots[JOB_FD_SLOTS];
+/* state: free, reserved, the descriptor + 1 (open), or -(descriptor + 2)
+ * (closed while a fork was in progress).  The rest is written while the
+ * slot is reserved, before its descriptor exists. */
+struct job_slot {
+	int state;
+	int copies;          /* the caller's descriptor it duplicates; -1: a reopen */
+	uint64_t dev, ino;   /* a reopen's file */
+};
+
+static struct job_slot slots[JOB_FD_SLOTS];
+/* Forks between their prepare and parent handlers. */
+static unsigned forks_in_progress;
 /* Bumped in every child: a call that was running when its thread forked
  * (a progress callback that forked) sees it and stops writing. */
 static unsigned fork_generation;
 
+static void fork_prepare(void)
+{
+	__atomic_add_fetch(&forks_in_progress, 1, __ATOMIC_SEQ_CST);
+}
+
+static void fork_parent(void)
+{
+	__atomic_sub_fetch(&forks_in_progress, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Whether fd, in the child, is the job's descriptor s recorded. */
+static int still_the_jobs(int fd, const struct job_slot *s)
+{
+	struct stat64 a, b;
+	long same;
+	int fa, fb;
+
+	if (s->copies < 0)
+		return fstat64(fd, &a) == 0 && (uint64_t)a.st_dev == s->dev &&
+		       (uint64_t)a.st_ino == s->ino;
+	if (fd == s->copies)
+		return 0;
+#ifdef SYS_kcmp
+	same = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), KCMP_FILE_TYPE, (long)fd,
+		       (long)s->copies);
+	if (same >= 0 || errno == EBADF)
+		return same == 0;
+#else
+	(void)same;
+#endif
+	/* No kcmp (CONFIG_KCMP off, a seccomp policy refusing it). */
+	fa = fcntl(fd, F_GETFL);
+	fb = fcntl(s->copies, F_GETFL);
+	return fa >= 0 && fa == fb && fstat64(fd, &a) == 0 && fstat64(s->copies, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static void close_in_child(void)
 {
-	int i, v;
+	int i, v, fd;
 
 	for (i = 0; i < JOB_FD_SLOTS; i++) {
-		v = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-		if (v > 0)
-			close(v - 1);
-		__atomic_store_n(&slots[i], SLOT_FREE, __ATOMIC_RELAXED);
+		v = __atomic_load_n(&slots[i].state, __ATOMIC_RELAXED);
+		fd = v > 0 ? v - 1 : v < SLOT_MAKING ? -v - 2 : -1;
+		if (fd >= 0 && still_the_jobs(fd, &slots[i]))
+			close(fd);
 	}
+	/* The child's own calls start with an empty table. */
+	for (i = 0; i < JOB_FD_SLOTS; i++)
+		__atomic_store_n(&slots[i].state, SLOT_FREE, __ATOMIC_RELAXED);
+	__atomic_store_n(&forks_in_progress, 0, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&fork_generation, 1, __ATOMIC_RELAXED);
 }
 
@@ -53,19 +124,28 @@ static void close_in_child(void)
  * ties the handler to this object). */
 __attribute__((constructor)) static void register_fork_handler(void)
 {
-	pthread_atfork(NULL, NULL, close_in_child);
+	pthread_atfork(fork_prepare, fork_parent, close_in_child);
 }
 
-static int reserve_slot(void)
+/* A free slot, or a closed one once no fork is in progress: every fork
+ * that could have copied its descriptor has then ended. */
+static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
 {
 	int i, expect;
 
 	for (i = 0; i < JOB_FD_SLOTS; i++) {
-		expect = SLOT_FREE;
-		if (__atomic_load_n(&slots[i], __ATOMIC_RELAXED) == SLOT_FREE &&
-		    __atomic_compare_exchange_n(&slots[i], &expect, SLOT_MAKING, 0,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		expect = __atomic_load_n(&slots[i].state, __ATOMIC_RELAXED);
+		if (expect != SLOT_FREE &&
+		    (expect >= SLOT_MAKING ||
+		     __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0))
+			continue;
+		if (__atomic_compare_exchange_n(&slots[i].state, &expect, SLOT_MAKING, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			slots[i].copies = copies;
+			slots[i].dev = dev;
+			slots[i].ino = ino;
 			return i;
+		}
 	}
 	return -1;
 }
@@ -73,23 +153,24 @@ static int reserve_slot(void)
 static int record(int slot, int fd)
 {
 	if (slot >= 0)
-		__atomic_store_n(&slots[slot], fd >= 0 ? fd + 1 : SLOT_FREE, __ATOMIC_RELEASE);
+		__atomic_store_n(&slots[slot].state, fd >= 0 ? fd + 1 : SLOT_FREE, __ATOMIC_RELEASE);
 	return fd;
 }
 
 int lfa_job_dup(int fd, int *slot)
 {
-	*slot = reserve_slot();
+	*slot = reserve_slot(fd, 0, 0);
 	return record(*slot, fcntl(fd, F_DUPFD_CLOEXEC, 3));
 }
 
 /* open() takes the lowest free number: one below 3 is moved up at once,
  * and is visible to other threads only between those two syscalls. */
-int lfa_job_open(const char *path, int flags, int *slot, unsigned *syscalls)
+int lfa_job_open(const char *path, int flags, uint64_t dev, uint64_t ino, int *slot,
+		 unsigned *syscalls)
 {
 	int fd, high, err;
 
-	*slot = reserve_slot();
+	*slot = reserve_slot(-1, dev, ino);
 	++*syscalls;
 	fd = open(path, flags | O_CLOEXEC);
 	if (fd >= 0 && fd < 3) {
@@ -105,11 +186,18 @@ int lfa_job_open(const char *path, int flags, int *slot, unsigned *syscalls)
 
 void lfa_job_close(int fd, int slot)
 {
-	/* Forgotten first: a child forked after the close must not close the
-	 * number, which another thread may have reused. */
-	if (slot >= 0)
-		__atomic_store_n(&slots[slot], SLOT_FREE, __ATOMIC_RELEASE);
+	int closed;
+
 	close(fd);
+	if (slot < 0)
+		return;
+	/* A fork in progress may have copied the descriptor table before the
+	 * close and not yet this slot: it keeps the number for that child.
+	 * A fork that copied the table before the close has run its prepare
+	 * handler before that (the kernel orders the close after the copy),
+	 * so the count shows it. */
+	closed = __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) ? -fd - 2 : SLOT_FREE;
+	__atomic_store_n(&slots[slot].state, closed, __ATOMIC_RELEASE);
 }
 
 unsigned lfa_fork_generation(void)

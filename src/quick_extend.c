@@ -64,7 +64,10 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 		return -1;
 	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
 		return -1;
-	/* Past the limit a write raises SIGXFSZ, or stops at it part way. */
+	/* Past the limit a write raises SIGXFSZ, or stops at it part way.
+	 * Declined, not refused: the engine refuses it in the kernel's order
+	 * (EBADF for a read-only descriptor first, which only its fcntl
+	 * tells), and sends the kernel's SIGXFSZ with its EFBIG (refusals.c). */
 	rep->syscalls += !opt->foreign_caller;
 	if ((uint64_t)end > lfa_fsize_limit(opt))
 		return -1;

@@ -27,7 +27,9 @@
  *                fallocate exists, which mode 0 just showed
  *                false: a filesystem without a mode says this)
  *   EFBIG        past the caller's off_t, RLIMIT_FSIZE or     the kernel's
- *                the filesystem's maximum size
+ *                the filesystem's maximum size; for           (SIGXFSZ too:
+ *                RLIMIT_FSIZE, where the file would grow,     check_limits)
+ *                with SIGXFSZ to the calling thread
  *   EBADF        an O_APPEND descriptor where no reopen can   glibc's
  *                aim a write (emul_write.c); write-only with
  *                no way to read the old bytes (emul_holes.c)
@@ -217,19 +219,40 @@ static int past_maximum_without_reopen(struct emul_job *j)
  * own (the caller's offset is not ours to move), or without one, as
  * past_maximum_without_reopen() can tell.  (The kernel's EOPNOTSUPP proves
  * nothing: ext3's block-mapped maximum is far below what vfs_fallocate
- * checks, and a seccomp filter's answer checks nothing.) */
-static int check_limits(struct emul_job *j)
+ * checks, and a seccomp filter's answer checks nothing.)
+ *
+ * The signal is the kernel's too: its fallocate checks the maximum first
+ * (vfs_fallocate, s_maxbytes: EFBIG alone), then, where the file grows,
+ * the filesystem's inode_newsize_ok sends SIGXFSZ to the calling thread
+ * and says EFBIG.  So a range past both gets no signal, nor one past the
+ * limit that ends inside the file (the kernel would allocate it; our
+ * writes there would meet the limit, so it stays refused, silently). */
+static int past_maximum(struct emul_job *j)
 {
-	j->rep->syscalls += !(j->opt && j->opt->foreign_caller);
-	if ((uint64_t)j->end > lfa_fsize_limit(j->opt))
-		return EFBIG;
 	if (j->end <= j->target->size || j->end <= emul_end_always_allowed(j->fs_type, j->fs_block))
 		return 0;
 	if (emul_private_fd(j) >= 0) {
 		j->rep->syscalls++;
-		return lseek64(j->priv, j->end, SEEK_SET) < 0 && errno == EINVAL ? EFBIG : 0;
+		return lseek64(j->priv, j->end, SEEK_SET) < 0 && errno == EINVAL;
 	}
-	return past_maximum_without_reopen(j) ? EFBIG : 0;
+	return past_maximum_without_reopen(j);
+}
+
+static int check_limits(struct emul_job *j)
+{
+	int past_fsize;
+
+	j->rep->syscalls += !(j->opt && j->opt->foreign_caller);
+	past_fsize = (uint64_t)j->end > lfa_fsize_limit(j->opt);
+	if (past_maximum(j))
+		return EFBIG;
+	if (!past_fsize)
+		return 0;
+	/* Sent by lfa_run_job as the call returns, where the kernel's
+	 * handler would run: not from inside the job, whose descriptors a
+	 * handler that longjmps would leave open. */
+	j->rep->fsize_signal = j->end > j->target->size;
+	return EFBIG;
 }
 
 /* A file whose writes are sealed (memfd F_SEAL_WRITE) can be neither

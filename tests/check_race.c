@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -880,8 +881,33 @@ END_TEST
 
 /* --- limits and the kernel's answers ------------------------------------ */
 
-/* Past RLIMIT_FSIZE the kernel says EFBIG; a write there would raise
- * SIGXFSZ, which kills by default.  Nothing may change. */
+/* SIGXFSZ as the kernel's inode_newsize_ok sends it: to the calling
+ * thread, counted where it ran. */
+static volatile sig_atomic_t xfsz_count, xfsz_in_caller;
+static pid_t xfsz_caller;
+
+static void count_xfsz(int sig)
+{
+	(void)sig;
+	xfsz_count++;
+	xfsz_in_caller += (pid_t)syscall(SYS_gettid) == xfsz_caller;
+}
+
+static void catch_xfsz(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = count_xfsz;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGXFSZ, &sa, NULL), 0);
+	xfsz_count = xfsz_in_caller = 0;
+	xfsz_caller = (pid_t)syscall(SYS_gettid);
+}
+
+/* Past RLIMIT_FSIZE the kernel says EFBIG, after SIGXFSZ to the calling
+ * thread (which kills by default), and so does the engine.  Nothing may
+ * change. */
 START_TEST(fsize_limit_fails_before_any_write)
 {
 	const char *p = fresh("fsize");
@@ -894,12 +920,16 @@ START_TEST(fsize_limit_fails_before_any_write)
 	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
 	lim = old;
 	lim.rlim_cur = MiB;
+	catch_xfsz();
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	hook_reset();
 	err = job(fd, 0, 2 * MiB, NULL, NULL);
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
 	ck_assert_int_eq(err, EFBIG);
 	ck_assert_int_eq(hk.writes, 0);
+	ck_assert_int_eq(xfsz_count, 1);
+	ck_assert_int_eq(xfsz_in_caller, 1);
 	close(fd);
 	want = pattern(100, 10);
 	expect_bytes(p, want, 100);
@@ -2091,8 +2121,9 @@ START_TEST(quick_step_raced_by_another_writer)
 END_TEST
 
 /* Past RLIMIT_FSIZE the quick path writes nothing, and the engine refuses
- * with EFBIG, without SIGXFSZ (which kills by default); at the limit
- * exactly it succeeds.  In a child, since the limit is per process. */
+ * with EFBIG and the kernel's SIGXFSZ, once, to the calling thread (caught
+ * here: it kills by default); at the limit exactly it succeeds, with no
+ * signal.  In a child, since the limit is per process. */
 static void quick_under_limit(rlim_t limit, int want)
 {
 	const char *p = fresh("quick-fsize");
@@ -2108,11 +2139,14 @@ static void quick_under_limit(rlim_t limit, int want)
 		fd = open(p, O_RDWR);
 		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
 			_exit(100);
+		catch_xfsz();
 		hook_reset();
 		err = job(fd, 1000, 4096, NULL, NULL);
-		if (err != want || (want && hk.writes)) {
-			fprintf(stderr, "limit %lld: %s, %d writes\n", (long long)limit,
-				strerror(err), hk.writes);
+		if (err != want || (want && hk.writes) || xfsz_count != !!want ||
+		    xfsz_in_caller != xfsz_count) {
+			fprintf(stderr, "limit %lld: %s, %d writes, SIGXFSZ %d times (%d in the caller)\n",
+				(long long)limit, strerror(err), hk.writes, (int)xfsz_count,
+				(int)xfsz_in_caller);
 			_exit(101);
 		}
 		_exit(0);

@@ -31,6 +31,22 @@ tests_lfa_call_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_lfa_call_lfs_LDADD = libfallocate.la
 tests_lfa_call_lfs_LDFLAGS = -no-install
 
+# A call past RLIMIT_FSIZE: SIGXFSZ to the calling thread, then EFBIG, as the
+# kernel's (issue 31).
+check_PROGRAMS += tests/fsize-signal
+tests_fsize_signal_SOURCES = tests/fsize-signal.c
+tests_fsize_signal_LDADD = libfallocate.la -lpthread
+tests_fsize_signal_LDFLAGS = -no-install
+TESTS += tests/fsize-signal.sh
+EXTRA_DIST += tests/fsize-signal.sh
+# A child forked mid-call holds none of the call's descriptors (issue 31).
+check_PROGRAMS += tests/fork-mid-call
+tests_fork_mid_call_SOURCES = tests/fork-mid-call.c
+tests_fork_mid_call_LDADD = libfallocate.la -lpthread -ldl
+tests_fork_mid_call_LDFLAGS = -no-install
+TESTS += tests/fork-mid-call.sh
+EXTRA_DIST += tests/fork-mid-call.sh
+
 if HAVE_SECCOMP
 DEMO_HELPERS = tests/with-fallocate-errno
 check_PROGRAMS += tests/with-fallocate-errno

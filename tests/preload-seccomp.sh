@@ -160,8 +160,9 @@ case $out in *"fallocate-preload: seccomp: pid "*" (x86_64) fallocate(fd=3, mode
 note "--no-emulate-fallocate and --emulation=never: the kernel's answer; --debug: $(echo "$out" | grep '^fallocate-preload')"
 
 # The caller's RLIMIT_FSIZE applies, not the supervisor's, and one
-# caller's lower limit does not stay for the next.
-run "$w" --seccomp sh -c '(ulimit -f 100; "$0" fallocate "$1" 200000); "$0" fallocate "$2" 200000' \
+# caller's lower limit does not stay for the next.  (SIGXFSZ ignored: at
+# its default action the caller dies of it, as tests/fsize-signal.sh shows.)
+run "$w" --seccomp sh -c '(ulimit -f 100; trap "" XFSZ; "$0" fallocate "$1" 200000); "$0" fallocate "$2" 200000' \
 	"$bin/glibc-static" "$ext3/limited" "$ext3/unlimited"
 case $rc:$out in "0:fallocate: File too large"*"fallocate: 0") ;; *) fail "RLIMIT_FSIZE: exit $rc: $out" ;; esac
 [ ! -s "$ext3/limited" ] || fail "RLIMIT_FSIZE: the limited call wrote"

@@ -374,6 +374,9 @@ int main(int argc, char **argv)
 		}
 		warn_and_fall_back(&cfg, err ? filter_error(err) : "the command's process vanished", 0);
 	}
+	/* Without it a signal we send the caller ends its wait (SIGXFSZ:
+	 * seccomp-serve.c). */
+	cfg.policy.killable_wait = err != -2;
 	if (err == -2 && cfg.policy.debug)
 		fprintf(stderr, "%s: seccomp: no SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19):"
 			" a signal may interrupt a call the supervisor is serving (EINTR, never a success)\n", PROG);

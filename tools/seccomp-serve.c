@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,12 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef PIDFD_SIGNAL_THREAD
+#define PIDFD_SIGNAL_THREAD (1UL << 0) /* Linux 6.9 */
+#endif
 
 static int still_valid(int listener, uint64_t id)
 {
@@ -46,17 +53,22 @@ static int still_valid(int listener, uint64_t id)
 
 /* The thread that made the call may not lead its thread group: before 6.9
  * pidfd_open takes only leaders, and the group shares the descriptor table
- * unless the thread unshared it (which PIDFD_THREAD gets right). */
-static int open_pidfd(pid_t tid)
+ * unless the thread unshared it (which PIDFD_THREAD gets right).  *thread
+ * says whether the pidfd is the thread's own, *tgid names its group. */
+static int open_pidfd(pid_t tid, int *thread, pid_t *tgid)
 {
 	char path[64], line[256];
 	FILE *f;
 	int fd;
-	long tgid = -1;
+	long group = -1;
 
+	*thread = 0;
+	*tgid = tid;
 	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
+	if (fd >= 0 || errno != EINVAL) {
+		*thread = fd >= 0;
 		return fd;
+	}
 	fd = (int)syscall(SYS_pidfd_open, tid, 0);
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
@@ -64,14 +76,50 @@ static int open_pidfd(pid_t tid)
 	if (!(f = fopen(path, "re")))
 		return -1;
 	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+		if (sscanf(line, "Tgid: %ld", &group) == 1)
 			break;
 	fclose(f);
-	if (tgid <= 0) {
+	if (group <= 0) {
 		errno = ESRCH;
 		return -1;
 	}
-	return (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
+	*tgid = (pid_t)group;
+	return (int)syscall(SYS_pidfd_open, (pid_t)group, 0);
+}
+
+/* Where the kernel's fallocate refuses to grow a file past RLIMIT_FSIZE,
+ * inode_newsize_ok sends SIGXFSZ to the calling thread before its EFBIG:
+ * so does the supervisor, before answering, to the caller's thread and no
+ * other.  The caller waits for the answer in a killable wait (Linux 5.19's
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): at SIGXFSZ's default action it
+ * dies there, with nothing written; a handler runs, or a mask keeps it
+ * pending on that thread, once the EFBIG returns; ignored, it is
+ * discarded.  Sent with the supervisor's own identity (the worker gave the
+ * caller's back), which may signal its tree; a caller may signal itself.
+ * A pidfd of the thread (Linux 6.9), opened before the notification was
+ * found still valid, names that very thread: no reused tid can be hit.
+ * Before 6.9, tgkill right after the notification is found still valid:
+ * the caller, waiting for our answer, can only have left by dying with
+ * its whole process meanwhile.  Without the killable wait (before 5.19) a
+ * caught signal would end the wait, and one caught with SA_RESTART make
+ * the call again, and again: no signal then, EFBIG alone.  Returns NULL,
+ * or why it was not sent. */
+static const char *send_sigxfsz(const struct sc_server *s, uint64_t id, int pidfd, int thread,
+				pid_t tgid, pid_t tid)
+{
+	if (!s->policy.killable_wait)
+		return "the caller's wait is not killable-only (before Linux 5.19)";
+	if (thread && pidfd >= 0) {
+		if (syscall(SYS_pidfd_send_signal, pidfd, SIGXFSZ, NULL, PIDFD_SIGNAL_THREAD) == 0)
+			return NULL;
+	} else {
+		if (!still_valid(s->listener, id))
+			return "the caller was gone";
+		if (syscall(SYS_tgkill, (long)tgid, (long)tid, SIGXFSZ) == 0)
+			return NULL;
+	}
+	return errno == ESRCH ? "the caller was gone" :
+	       errno == EPERM ? "not permitted to signal the caller" : "the kernel refused";
 }
 
 struct cancel_check {
@@ -95,6 +143,7 @@ static int target_gone(void *arg, uint64_t done, uint64_t total)
 struct outcome {
 	int err;
 	const char *path; /* "native", "emulated", "kernel (continued)" ... */
+	int fsize_signal; /* EFBIG for the caller's RLIMIT_FSIZE: SIGXFSZ is due */
 };
 
 static enum lfa_emulation_policy engine_policy(int emulation)
@@ -114,10 +163,11 @@ static struct outcome allocate(const struct sc_server *s, int fd, const struct s
 	struct cancel_check check = { s->listener, id };
 	struct lfa_job_options opt;
 	struct lfa_job_report rep;
-	struct outcome o = { 0, "native" };
+	struct outcome o = { 0, "native", 0 };
 
 	if ((o.err = sc_rules_refusal(fd, c, r)) != 0) {
 		o.path = "refused (the caller's RLIMIT_FSIZE)";
+		o.fsize_signal = 1;
 		return o;
 	}
 	if (c->mode == 0 && s->policy.emulate_mode0) {
@@ -136,6 +186,7 @@ static struct outcome allocate(const struct sc_server *s, int fd, const struct s
 		if (rep.emulated || opt.emulation == LFA_EMULATE_ALWAYS ||
 		    (opt.emulation == LFA_EMULATE_AUTO && fallback_error(rep.native_error)))
 			o.path = "emulated";
+		o.fsize_signal = rep.fsize_signal;
 		return o;
 	}
 	/* The kernel's call, for this program's own ABI (64-bit values split
@@ -164,11 +215,14 @@ static int answer(const struct sc_server *s, uint64_t id, int err, uint32_t flag
 	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0 ? 0 : errno;
 }
 
-static void debug_line(const struct sc_call *c, pid_t pid, const struct outcome *o, int answered)
+static void debug_line(const struct sc_call *c, pid_t pid, const struct outcome *o, int answered,
+		       const char *unsignalled)
 {
 	fprintf(stderr, "fallocate-preload: seccomp: pid %ld (%s) fallocate(fd=%d, mode=%#x, offset=%" PRId64
-		", len=%" PRId64 "): %s: %s%s\n", (long)pid, c->abi, c->fd, (unsigned)c->mode,
+		", len=%" PRId64 "): %s: %s%s%s%s%s\n", (long)pid, c->abi, c->fd, (unsigned)c->mode,
 		c->offset, c->len, o->path, o->err ? strerror(o->err) : "0",
+		!o->fsize_signal ? "" : unsignalled ? " (SIGXFSZ not sent: " : " (SIGXFSZ sent to the caller's thread",
+		o->fsize_signal && unsignalled ? unsignalled : "", o->fsize_signal ? ")" : "",
 		answered ? "" : " (the caller was gone: not answered)");
 }
 
@@ -197,7 +251,7 @@ static void warn_once(const char *why)
 static struct outcome serve_as_caller(const struct sc_server *s, int fd, const struct sc_call *c,
 				      pid_t tid, uint64_t id, int *gone, uint32_t *flags)
 {
-	struct outcome o = { 0, "kernel (not served: the caller's identity could not be taken on)" };
+	struct outcome o = { 0, "kernel (not served: the caller's identity could not be taken on)", 0 };
 	struct sc_identity caller;
 	struct sc_rules rules;
 	const char *why = NULL;
@@ -237,9 +291,11 @@ static struct outcome serve_as_caller(const struct sc_server *s, int fd, const s
 int sc_serve(const struct sc_server *s, void *buf)
 {
 	struct seccomp_notif *req = buf;
-	struct outcome o = { 0, "kernel (the caller's own call)" };
+	struct outcome o = { 0, "kernel (the caller's own call)", 0 };
 	struct sc_call c;
-	int pidfd = -1, fd = -1, err, gone = 0;
+	const char *unsignalled = NULL;
+	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd;
+	pid_t tgid;
 	uint32_t flags = 0;
 
 	if (sc_decode(&req->data, &c) != 0) {
@@ -247,7 +303,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 		answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		return 0;
 	}
-	pidfd = open_pidfd((pid_t)req->pid);
+	pidfd = open_pidfd((pid_t)req->pid, &thread_pidfd, &tgid);
 	/* After the pidfd is open, a valid notification proves the pid was
 	 * not reused: the caller is still waiting for us. */
 	if (!still_valid(s->listener, req->id))
@@ -267,14 +323,17 @@ int sc_serve(const struct sc_server *s, void *buf)
 		if (gone > 0)
 			goto gone;
 	}
+	/* The kernel's order: the signal, then EFBIG. */
+	if (o.fsize_signal)
+		unsignalled = send_sigxfsz(s, req->id, pidfd, thread_pidfd, tgid, (pid_t)req->pid);
 	err = answer(s, req->id, o.err, flags);
 	if (s->policy.debug)
-		debug_line(&c, (pid_t)req->pid, &o, err == 0);
+		debug_line(&c, (pid_t)req->pid, &o, err == 0, unsignalled);
 	goto out;
 gone:
 	if (s->policy.debug) {
 		o.path = "gone";
-		debug_line(&c, (pid_t)req->pid, &o, 0);
+		debug_line(&c, (pid_t)req->pid, &o, 0, NULL);
 	}
 out:
 	if (fd >= 0)

@@ -26,6 +26,7 @@ struct sc_policy {
 	int emulate_mode0; /* mode-0 calls may emulate (not --no-emulate-fallocate) */
 	int emulation;     /* enum lfa_emulation for those calls */
 	int debug;         /* a line per call on stderr */
+	int killable_wait; /* the filter has WAIT_KILLABLE_RECV (Linux 5.19) */
 };
 
 /* Who a thread is to the kernel's permission checks on files. */
