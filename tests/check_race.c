@@ -253,6 +253,17 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 	return REAL(pread64)(fd, buf, n, off);
 }
 
+/* Whether the filesystem played finds files by name (names_files.c,
+ * which would read the real mount table, is replaced here): by default it
+ * keeps a file's identity, as local filesystems and GlusterFS do. */
+static int fake_by_name;
+
+int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls)
+{
+	(void)fs_type, (void)dev, (void)syscalls;
+	return fake_by_name;
+}
+
 static int fstatfs_calls;
 
 int fstatfs64(int fd, struct statfs64 *sf)
@@ -2379,6 +2390,35 @@ START_TEST(failing_read_back_at_each_point)
 }
 END_TEST
 
+/* A FUSE server that finds files by name (sshfs, bindfs): the size comes
+ * through the caller's own descriptor (a read of nothing past the end),
+ * every byte through it; each read and write failing at each point of the
+ * call leaves the file as the sweep wants.  A write-only descriptor learns
+ * nothing there: EBADF, before any write. */
+START_TEST(found_by_name_at_each_point)
+{
+	const char *p;
+	int fd;
+
+	fake_by_name = 1;
+	fault_sweep("pread64", EIO, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("pwritev64", ENOSPC, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("pwritev64", EIO, FS_FUSE, O_RDWR, SWEEP_SIZE, 8 * KiB);
+	p = fresh("by-name-wronly"); /* its buffer is the sweeps' too */
+	sparse_with_data(p, SWEEP_HOLE);
+	fd = open(p, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	script("pwritev64", 1, 0, fail_now);
+	fault_errno = EIO;
+	fake_fs_type = FS_FUSE;
+	ck_assert_int_eq(job(fd, 4 * KiB, 128 * KiB, NULL, NULL), EBADF);
+	ck_assert_int_eq(hk.calls, 0); /* not one write tried */
+	ck_assert_int_eq(file_size(fd), SWEEP_SIZE);
+	close(fd);
+	fake_by_name = 0;
+}
+END_TEST
+
 /* SEEK_DATA and SEEK_HOLE (xfs), and FIEMAP (the real ext2/3/4 or btrfs),
  * failing with an error of their own. */
 START_TEST(failing_hole_map_at_each_point)
@@ -2516,6 +2556,7 @@ int main(void)
 	tcase_add_test(tc, sealed_memfd_grown_before_the_ftruncate);
 	tcase_add_test(tc, failing_fstat_at_each_point);
 	tcase_add_test(tc, failing_read_back_at_each_point);
+	tcase_add_test(tc, found_by_name_at_each_point);
 	tcase_add_test(tc, failing_hole_map_at_each_point);
 	tcase_add_test(tc, failing_write_at_each_point);
 	tcase_add_test(tc, quick_step_only_where_appends_land_at_the_size);
