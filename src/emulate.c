@@ -136,6 +136,11 @@ static int extend(struct emul_job *j, int64_t *pos)
 			return err ? err : after_append(j, pos, done);
 		j->no_append = 1;
 		return 0; /* positional from now on, after a look */
+	} else if (j->known_size < *pos && j->aiming_refused && j->rep->bytes_written) {
+		/* Cut below where our appends began (a copytruncate) where no
+		 * write can be aimed: the cut can be ordered after the call,
+		 * and no refusal may follow a write. */
+		return EMUL_GAVE_WAY;
 	} else if (j->known_size < *pos) {
 		/* The range starts past the end of file, whose gap stays a hole:
 		 * the first piece goes where aimed, one block only, so that an
@@ -235,14 +240,6 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	rep->emulated = 1;
 	describe_filesystem(&j);
 	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
-	/* A server's size, the first look kept what the kernel had: asked
-	 * afresh, and where files are found by name, through the caller's
-	 * own open file (which an O_WRONLY one cannot do: EBADF). */
-	if (emul_shared_fs(j.fs_type) || j.by_name) {
-		j.size_fresh = 0;
-		if ((err = emul_refresh_size(&j)) != 0)
-			goto out;
-	}
 	if ((err = emul_refusal(&j, &decided)) != 0 || decided ||
 	    (err = emul_choose_writer(&j)) != 0)
 		goto out;

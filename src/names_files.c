@@ -21,6 +21,8 @@
  *   GPFS, OCFS2, GFS2
  *   FUSE: glusterfs                same     every file is its gfid
  *   FUSE: ceph-fuse                same     inode numbers, as the kernel's
+ *   virtiofs                       same     virtiofsd holds the host's files
+ *                                           by descriptor or file handle
  *   FUSE: fuseblk (ntfs-3g,        same     the one client of its device:
  *   exfat-fuse)                             every rename passes through this
  *                                           kernel, and libfuse's table of
@@ -66,7 +68,7 @@
 static int fuse_server_keeps_files(const char *type)
 {
 	static const char *const by_handle[] = {
-		"fuse.glusterfs", "fuse.ceph-fuse", "fuse.ceph", "fuseblk",
+		"fuse.glusterfs", "fuse.ceph-fuse", "fuse.ceph", "fuseblk", "virtiofs",
 	};
 	size_t i;
 

@@ -229,7 +229,7 @@ static int past_maximum_without_reopen(struct emul_job *j)
  * writes there would meet the limit, so it stays refused, silently). */
 static int past_maximum(struct emul_job *j)
 {
-	if (j->end <= j->target->size || j->end <= emul_end_always_allowed(j->fs_type, j->fs_block))
+	if (j->end <= j->known_size || j->end <= emul_end_always_allowed(j->fs_type, j->fs_block))
 		return 0;
 	if (emul_private_fd(j) >= 0) {
 		j->rep->syscalls++;
@@ -251,7 +251,7 @@ static int check_limits(struct emul_job *j)
 	/* Sent by lfa_run_job as the call returns, where the kernel's
 	 * handler would run: not from inside the job, whose descriptors a
 	 * handler that longjmps would leave open. */
-	j->rep->fsize_signal = j->end > j->target->size;
+	j->rep->fsize_signal = j->end > j->known_size;
 	return EFBIG;
 }
 
@@ -315,6 +315,15 @@ int emul_refusal(struct emul_job *j, int *decided)
 	 * nothing): an administrator may prefer the kernel's answer. */
 	if (j->rep->copy_on_write && lfa_settings(j->fd).refuse_copy_on_write)
 		return j->rep->native_error ? j->rep->native_error : EOPNOTSUPP;
+	/* A server's size: the first look kept what the kernel had, so it is
+	 * asked afresh before the limits are weighed against it, and where
+	 * files are found by name, through the caller's own open file (which
+	 * an O_WRONLY one cannot do: EBADF, glibc's answer). */
+	if (emul_shared_fs(j->fs_type) || j->by_name) {
+		j->size_fresh = 0;
+		if ((err = emul_refresh_size(j)) != 0)
+			return err;
+	}
 	if ((err = check_limits(j)) != 0 || sealed_against_writes(j, &err))
 		return err;
 	*decided = 0;

@@ -38,17 +38,45 @@ void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r)
 /* The kernel's fallocate checks RLIMIT_FSIZE where it makes the file
  * larger (modes without KEEP_SIZE that allocate), after its other checks:
  * those it makes itself, with nothing written, when the call goes on. */
+/* The file's type and size as the kernel keeps them: asking the server
+ * would, where a filesystem finds files by name, keep the attributes of
+ * whatever has the name now as the caller's file's (src/names_files.c). */
+static int kept_attributes(int fd, mode_t *mode, int64_t *size)
+{
+#ifdef HAVE_STATX
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_SIZE, &sx) == 0) {
+		*mode = sx.stx_mode;
+		*size = (int64_t)sx.stx_size;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return -1;
+#endif
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) != 0)
+			return -1;
+		*mode = st.st_mode;
+		*size = st.st_size;
+		return 0;
+	}
+}
+
 int sc_rules_refusal(int fd, const struct sc_call *c, const struct sc_rules *r)
 {
-	struct stat st;
+	int64_t size;
+	mode_t mode;
 	int flags;
 
 	if (r->fsize == UINT64_MAX || (c->mode & ~FALLOC_FL_ZERO_RANGE) != 0 || c->offset < 0 ||
 	    c->len <= 0 || c->offset > INT64_MAX - c->len || (uint64_t)(c->offset + c->len) <= r->fsize)
 		return 0;
 	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY || fstat(fd, &st) != 0 ||
-	    !S_ISREG(st.st_mode) || c->offset + c->len <= st.st_size)
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY || kept_attributes(fd, &mode, &size) != 0 ||
+	    !S_ISREG(mode) || c->offset + c->len <= size)
 		return 0;
 	return EFBIG;
 }
