@@ -16,20 +16,10 @@
 # static C library are here, under fallocate-preload --seccomp with a
 # static program (the supervisor serves it).  glibc's own answers are
 # printed beside ours.  Root only (sshd, FUSE mounts); skips otherwise.
-. "${top_srcdir:-.}/tests/preload-lib.sh"
-. "${top_srcdir:-.}/tests/sshd-lib.sh"
+. "${top_srcdir:-.}/tests/sshfs-lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "not root: cannot run sshd and mount sshfs and bindfs"
-need_cmd sshfs
+need_sshfs
 need_cmd bindfs
-need_cmd ssh-keygen
-[ -x "$sshd_bin" ] || skip "no $sshd_bin (openssh-server)"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-sftp_server=
-for s in /usr/lib/openssh/sftp-server /usr/libexec/openssh/sftp-server /usr/libexec/sftp-server; do
-	[ -x "$s" ] && { sftp_server=$s; break; }
-done
-[ -n "$sftp_server" ] || skip "no sftp-server"
 
 bin=$scratch/bin
 mkdir -p "$bin"

@@ -11,7 +11,8 @@
 . "${top_srcdir:-.}/tests/preload-lib.sh"
 . "${top_srcdir:-.}/tests/sshd-lib.sh"
 
-mount_sshfs() {
+# Skips unless this machine can serve sshfs mounts; sets sftp_server.
+need_sshfs() {
 	[ "$(id -u)" = 0 ] || skip "not root: cannot run sshd and mount sshfs"
 	need_cmd sshfs
 	need_cmd ssh
@@ -23,6 +24,10 @@ mount_sshfs() {
 		[ -x "$s" ] && { sftp_server=$s; break; }
 	done
 	[ -n "$sftp_server" ] || skip "no sftp-server"
+}
+
+mount_sshfs() {
+	need_sshfs
 	sshd_start "$scratch/sshd" on_exit "$sftp_server"
 	case $? in 0) ;; 1) skip "$why" ;; *) fail "$why" ;; esac
 
