@@ -17,7 +17,10 @@
  *  - the front waits for a slow disk while it makes progress, and gives
  *    the wait up for good when it stalls or takes too long: seen with a
  *    disk this program plays (cachestat's answers) on a clock it keeps
- *    (clock_gettime and nanosleep), so no test sleeps. */
+ *    (clock_gettime and nanosleep), so no test sleeps;
+ *  - a fragmented file costs about two syscalls a hole, counted apart
+ *    from the looks at its extents after the last write, whose number
+ *    the disk decides (FS_IOC_FIEMAP is counted here too). */
 #include "testutil.h"
 
 #include <check.h>
@@ -26,6 +29,7 @@
 #include <dlfcn.h>
 #include <linux/kcmp.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -35,6 +39,8 @@
 #include "emulate.h"
 #include "shim.h"
 #include "fallocate_arch.h"
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #define MiB ((int64_t)1 << 20)
 #define MAX_LOG 4096
@@ -61,6 +67,7 @@ static struct {
 	int64_t longest_nap_ns;
 	int alone;                  /* the call ran in a single-threaded process */
 	unsigned syscalls;          /* the job's own count */
+	int looks_after_write;      /* FS_IOC_FIEMAP calls since the job's last write */
 	/* The played disk: while on, cachestat answers fake_pages dirty, one
 	 * fewer each look down to fake_floor, and the monotonic clock moves
 	 * only by the job's naps. */
@@ -81,6 +88,8 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	ssize_t r = REAL(pwritev64)(fd, iov, cnt, off);
 
+	if (rec.active)
+		rec.looks_after_write = 0;
 	if (rec.active && r > 0)
 		log_span(rec.write, &rec.writes, fd, off, off + r, 0);
 	return r;
@@ -96,6 +105,8 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 	if (rec.active && (flags & RWF_APPEND) && fstat64(fd, &st) == 0)
 		off = st.st_size;
 	r = REAL(pwritev64v2)(fd, iov, cnt, off, flags);
+	if (rec.active)
+		rec.looks_after_write = 0;
 	if (rec.active && r > 0)
 		log_span(rec.write, &rec.writes, fd, off, off + r, (unsigned)flags);
 	return r;
@@ -179,6 +190,26 @@ long syscall(long n, ...)
 	return real_syscall(n, a);
 }
 
+#ifdef FS_IOC_FIEMAP
+/* The looks at the extents, counted.  Those after the job's last write are
+ * the check of the whole range before success, 32 extents a look: how many
+ * extents the file is in by then is the disk's doing (ext4's delayed
+ * extents are one, but another process's sync(2) mid-call writes part of
+ * them back, in pieces), so a count of them depends on the machine's load. */
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (rec.active && req == FS_IOC_FIEMAP)
+		rec.looks_after_write++;
+	return REAL(ioctl)(fd, req, arg);
+}
+#endif
+
 int clock_gettime(clockid_t clock, struct timespec *t)
 {
 	if (rec.active && rec.fake_disk && clock == CLOCK_MONOTONIC) {
@@ -240,7 +271,7 @@ static int job(int fd, int64_t offset, int64_t len, int keep_cache)
 	rec.writes = rec.syncs = rec.drops = 0;
 	rec.errseq_on_callers_file = rec.waits = rec.hints_elsewhere = 0;
 	rec.sync_failed = rec.hints_after_failure = rec.looks = 0;
-	rec.naps = 0;
+	rec.naps = rec.looks_after_write = 0;
 	rec.fake_ns = 0;
 	rec.longest_nap_ns = 0;
 	rec.caller_fd = fd;
@@ -323,12 +354,23 @@ END_TEST
 /* A fragmented file: 2,048 holes of 12 KiB, each after 4 KiB of the
  * caller's data.  The window acts per 16 MiB written, not per hole: a
  * handful of hints in all, about two syscalls a hole (the look at the
- * extents, the write), and still no drop of the caller's data. */
+ * extents, the write), and still no drop of the caller's data.  The looks
+ * at the extents after the last write (the one that finds no hole left,
+ * then the check of the whole range, 32 extents a look) are counted
+ * apart: two on a quiet machine, where the file ends in one delayed
+ * extent, but up to one per 32 of its blocks where another process's
+ * sync(2) wrote some back mid-call, in pieces.  Under two CPU hogs and a
+ * writer that syncs, 20 runs took 2 to 110 of them, and 4,115 other
+ * syscalls every time (ext4): the old bound of 4,192 on the sum failed 7
+ * of those runs (4,209 in the issue's).  One syscall more a hole is 2,048
+ * more. */
 START_TEST(fragmented_file_hints_per_batch)
 {
 	enum { HOLES = 2048, HOLE = 12288, STEP = 16384 };
 	static unsigned char data[4096], back[4096];
-	int fd = open_fresh("fragmented"), i, hints;
+	int fd = open_fresh("fragmented"), i, hints, final_looks;
+	struct statfs sf;
+	int64_t blocks;
 
 	memset(data, 'D', sizeof data);
 	for (i = 0; i < HOLES; i++)
@@ -339,8 +381,15 @@ START_TEST(fragmented_file_hints_per_batch)
 	ck_assert_msg(rec.writes >= HOLES, "%d writes for %d holes", rec.writes, HOLES);
 	ck_assert_msg(hints <= 48, "%d hints (%d sync_file_range, %d fadvise, %d cachestat) "
 		      "for %d holes", hints, rec.syncs, rec.drops, rec.looks, HOLES);
-	ck_assert_msg(rec.syscalls <= 2 * HOLES + 96, "%u syscalls for %d holes", rec.syscalls,
-		      HOLES);
+	final_looks = rec.looks_after_write;
+	ck_assert_int_eq(fstatfs(fd, &sf), 0);
+	blocks = (int64_t)HOLES * STEP / (int64_t)sf.f_bsize;
+	ck_assert_msg(final_looks <= blocks / 32 + 2,
+		      "%d looks at the extents after the last write, for %lld blocks", final_looks,
+		      (long long)blocks);
+	ck_assert_msg(rec.syscalls - (unsigned)final_looks <= 2 * HOLES + 96,
+		      "%u syscalls for %d holes (and %d looks at the extents after the last write)",
+		      rec.syscalls - (unsigned)final_looks, HOLES, final_looks);
 	for (i = 0; i < rec.drops && i < MAX_LOG; i++)
 		ck_assert_msg(written_by_job(rec.drop[i].a, rec.drop[i].b),
 			      "dropped [%lld, %lld), which the job did not write all of",

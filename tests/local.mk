@@ -4,12 +4,16 @@
 # shared library (what users get); each C test is built twice, with and
 # without _FILE_OFFSET_BITS=64.
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+# Every test goes through tests/target-run.sh: where this kernel cannot
+# start the tree's programs (an i386 tree without IA32 emulation), test
+# programs run under configure's qemu-user and the rest skip, saying why.
+LOG_COMPILER = $(SHELL) $(srcdir)/tests/target-run.sh
+SH_LOG_COMPILER = $(SHELL) $(srcdir)/tests/target-run.sh --shell '$(SHELL)'
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	LFA_LIBRARY='$(abs_top_builddir)/.libs/libfallocate.so.$(LFA_SONAME_MAJOR)'; \
-	CC='$(CC)'; CXX='$(CXX)'; \
-	export top_srcdir top_builddir LFA_LIBRARY CC CXX;
+	CC='$(CC)'; CXX='$(CXX)'; LFA_TARGET_QEMU='$(LFA_TARGET_QEMU)'; \
+	export top_srcdir top_builddir LFA_LIBRARY CC CXX LFA_TARGET_QEMU;
 
 TESTS += tests/header-compile.sh tests/strace-args.sh tests/preload-python.sh \
 	tests/fallback.sh
@@ -19,6 +23,11 @@ EXTRA_DIST += tests/header-compile.sh tests/strace-args.sh tests/preload-python.
 TESTS += tests/pseudo-files.sh tests/fuse-odd-files.sh tests/kernel-answers.sh
 EXTRA_DIST += tests/pseudo-files.sh tests/fuse-odd-files.sh tests/fuse-oddfs.c \
 	tests/kernel-answers.sh
+
+# The runner's probe: a program built as the tests are (tests/target-run.sh).
+check_PROGRAMS += tests/target-probe
+tests_target_probe_SOURCES = tests/target-probe.c
+EXTRA_DIST += tests/target-run.sh
 
 # A small program on the public API, linked with the shared library, for the
 # shell tests; -no-install keeps libtool from wrapping it in a script.

@@ -40,7 +40,7 @@ fuzz: tests/fuzz
 # each filesystem users have (block, copy-on-write, tmpfs, ramfs, overlayfs,
 # FUSE: sshfs, GlusterFS, ntfs-3g, exfat-fuse, bindfs), error parity on hugetlbfs and
 # read-only filesystems, and a table.  Not part of make check: it needs
-# packages and daemons CI installs (.ci/packages) and runs as a step.
+# packages and daemons CI installs (.ci/packages-ci) and runs as a step.
 EXTRA_DIST += tests/check-fs.sh
 check-fs: tests/realfs-check-public$(EXEEXT)
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/check-fs.sh
