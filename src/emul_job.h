@@ -183,6 +183,10 @@ void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
  * finds files by name, so that a reopen or fstat may describe another file
  * than the caller's.  Counts the syscalls it made. */
 int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls) LFA_HIDDEN;
+/* The type /proc/self/mountinfo, read from fd, gives the mount of device
+ * dev ("fuse.sshfs"), cut to n - 1 bytes; "" where no line names it. */
+void emul_mountinfo_type(int fd, uint64_t dev, char *type, size_t n, unsigned *syscalls)
+	LFA_HIDDEN;
 
 /* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
  * over another filesystem or a server. */

@@ -116,18 +116,32 @@ static void walk_byte(struct mountinfo_walk *w, char c)
 	}
 }
 
-/* The mount's type, "" where it cannot be read. */
-static void fuse_type(uint64_t dev, char *type, size_t n, unsigned *syscalls)
+void emul_mountinfo_type(int fd, uint64_t dev, char *type, size_t n, unsigned *syscalls)
 {
 	struct mountinfo_walk w;
-	struct stat64 st;
 	char buf[1024];
 	ssize_t got, i;
-	int fd, slot;
 
 	type[0] = '\0';
 	memset(&w, 0, sizeof w);
 	snprintf(w.want, sizeof w.want, "%u:%u", major(dev), minor(dev));
+	do {
+		++*syscalls;
+		got = read(fd, buf, sizeof buf);
+		for (i = 0; i < got && !w.found; i++)
+			walk_byte(&w, buf[i]);
+	} while (got > 0 && !w.found);
+	if (w.found)
+		snprintf(type, n, "%s", w.type);
+}
+
+/* The mount's type, "" where it cannot be read. */
+static void fuse_type(uint64_t dev, char *type, size_t n, unsigned *syscalls)
+{
+	struct stat64 st;
+	int fd, slot;
+
+	type[0] = '\0';
 	/* Its identity, which a child forked meanwhile checks before it
 	 * closes the number (job_fds.c). */
 	++*syscalls;
@@ -137,16 +151,9 @@ static void fuse_type(uint64_t dev, char *type, size_t n, unsigned *syscalls)
 			  (uint64_t)st.st_ino, &slot, syscalls);
 	if (fd < 0)
 		return;
-	do {
-		++*syscalls;
-		got = read(fd, buf, sizeof buf);
-		for (i = 0; i < got && !w.found; i++)
-			walk_byte(&w, buf[i]);
-	} while (got > 0 && !w.found);
+	emul_mountinfo_type(fd, dev, type, n, syscalls);
 	++*syscalls;
 	lfa_job_close(fd, slot);
-	if (w.found)
-		snprintf(type, n, "%s", w.type);
 }
 
 int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls)

@@ -18,8 +18,10 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 
+#include "emul_job.h"
 #include "emulate.h"
 #include "mount_facts.h"
+#include <sys/sysmacros.h>
 
 #define MiB ((int64_t)1 << 20)
 
@@ -225,6 +227,76 @@ END_TEST
  * write, and a descriptor without its ABI's large-file flag (here a flag
  * this descriptor lacks stands for it) is written past 2 GiB through one of
  * the engine's own, where the caller's own writes would stop at 2 GiB. */
+/* The mount table's walk (names_files.c): the type after the lone "-",
+ * on the line whose third field is the device, whatever the read
+ * boundaries, line lengths (an overlay's options run to kilobytes),
+ * optional fields and escaped spaces; "" where no line names it, and a
+ * type cut to the buffer is no known server's. */
+static const char *mountinfo_type_of(const char *path, unsigned maj, unsigned min, size_t n)
+{
+	static char type[64];
+	unsigned syscalls = 0;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	emul_mountinfo_type(fd, makedev(maj, min), type, n, &syscalls);
+	close(fd);
+	ck_assert_uint_ge(syscalls, 1);
+	return type;
+}
+
+START_TEST(mount_table_walk)
+{
+	const char *p = scratch_path("mountinfo");
+	static char options[5001];
+	int fill;
+
+	memset(options, 'o', sizeof options - 1);
+	for (fill = 0; fill < 70; fill += 3) {
+		FILE *f = fopen(p, "w");
+
+		ck_assert(f != NULL);
+		fprintf(f, "%*s", fill, "");
+		fprintf(f, "\n30 1 0:40 / /merged rw,%s - overlay overlay rw,lowerdir=/a\n", options);
+		fprintf(f, "44 26 0:39 / /mnt/with\\040space rw,relatime shared:12 master:3 - "
+			   "fuse.sshfs 127.0.0.1:/x rw,user_id=0\n");
+		fprintf(f, "45 26 0:3 / /proc rw - proc proc rw\n");
+		fprintf(f, "46 26 0:41 / /bind rw - fuse /src rw,allow_other\n");
+		fprintf(f, "47 26 0:43 / /g rw - fuse.glusterfs vm:/v rw\n");
+		fprintf(f, "48 26 0:42 / /last rw - fuse.gluster");
+		fclose(f);
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 39, 64), "fuse.sshfs");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 40, 64), "overlay");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 41, 64), "fuse");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 3, 64), "proc");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 99, 64), "");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 43, 64), "fuse.glusterfs");
+		/* a table cut inside the type (no space or newline after it):
+		 * not known to be whole, and a filesystem not known counts as
+		 * by name */
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 42, 64), "");
+		ck_assert_str_eq(mountinfo_type_of(p, 0, 39, 8), "fuse.ss");
+	}
+	unlink(p);
+	/* A filesystem found by name, one that keeps a file's identity, and
+	 * one not known: by name too. */
+	{
+		unsigned syscalls = 0;
+
+		ck_assert_int_eq(emul_names_files(FS_EXT, makedev(8, 1), &syscalls), 0);
+		ck_assert_int_eq(emul_names_files(FS_NFS, makedev(0, 50), &syscalls), 0);
+		ck_assert_int_eq(emul_names_files(FS_CIFS, makedev(0, 51), &syscalls), 1);
+		ck_assert_int_eq(emul_names_files(FS_9P, makedev(0, 52), &syscalls), 1);
+		ck_assert_int_eq(emul_names_files(0x12345678u, makedev(0, 53), &syscalls), 1);
+		ck_assert_uint_eq(syscalls, 0);
+		/* FUSE on a device no mount has: the table is read, no
+		 * server is known, by name */
+		ck_assert_int_eq(emul_names_files(FS_FUSE, makedev(4095, 1048575), &syscalls), 1);
+		ck_assert_uint_ge(syscalls, 3);
+	}
+}
+END_TEST
+
 START_TEST(foreign_caller_rules)
 {
 	const char *p = fresh("foreign");
@@ -636,6 +708,7 @@ int main(void)
 	tcase_add_test(tc, mount_facts_remembered_by_unique_id);
 	tcase_add_test(tc, mount_facts_never_mixed_between_threads);
 	tcase_add_test(tc, foreign_caller_rules);
+	tcase_add_test(tc, mount_table_walk);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
