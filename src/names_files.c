@@ -14,7 +14,8 @@
  *
  *   filesystem                     reopen   why
  *   ext2/3/4, xfs, btrfs, f2fs,    same     the kernel's inode: /proc's link
- *   tmpfs, ramfs, vfat, ...                 is the open file's own dentry
+ *   tmpfs, ramfs, vfat, squashfs,           is the open file's own dentry
+ *   erofs, ...
  *   overlayfs, ecryptfs            same     layered on such dentries
  *   NFS                            same     file handles, not names
  *   CephFS, AFS, Coda, Lustre,     same     inode numbers and FIDs
@@ -63,6 +64,9 @@
 #define FS_NILFS     0x3434u
 #define FS_UDF       0x15013346u
 #define FS_HFSPLUS   0x482Bu
+#define FS_SQUASHFS  0x73717368u
+#define FS_EROFS     0xE0F5E1E2u
+#define FS_ISOFS     0x9660u
 
 /* The FUSE servers whose files keep their identity across renames. */
 static int fuse_server_keeps_files(const char *type)
@@ -164,7 +168,7 @@ int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls)
 	case FS_EXT: case FS_XFS: case FS_BTRFS: case FS_F2FS: case FS_BCACHEFS:
 	case FS_ZFS: case FS_TMPFS: case FS_RAMFS: case FS_HUGETLBFS:
 	case FS_MSDOS: case FS_EXFAT: case FS_NTFS3: case FS_JFS: case FS_REISERFS:
-	case FS_NILFS: case FS_UDF: case FS_HFSPLUS:
+	case FS_NILFS: case FS_UDF: case FS_HFSPLUS: case FS_SQUASHFS: case FS_EROFS: case FS_ISOFS:
 	case FS_OVERLAY: case FS_ECRYPTFS:
 	case FS_NFS: case FS_CEPH: case FS_AFS: case FS_KAFS: case FS_CODA:
 	case FS_LUSTRE: case FS_GPFS: case FS_OCFS2: case FS_GFS2:
