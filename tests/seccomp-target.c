@@ -297,8 +297,12 @@ static int two_ids(const char *a, const char *b, off_t len)
  * held caller, once a worker serves it), the listener with no call left to
  * receive (a copy of it polled), the receiving thread back in poll since.
  * Then each call in progress must have a thread of the supervisor to
- * itself: a queue shows as fewer threads than calls, and the calls beyond
- * them could only wait for the thaw.  Then, frozen still, the short calls
+ * itself: a queue shows as fewer threads than calls, lasting while the
+ * receiving thread (which alone starts workers) does not run between two
+ * such looks, and the calls beyond them could only wait for the thaw.
+ * Where a caller sleeps is learned rather than named: the kernel's offsets
+ * differ between builds, and with WAIT_KILLABLE_RECV a received caller
+ * sleeps again elsewhere (hence also the second look).  Then, frozen still, the short calls
  * must end, and every held call reach the filesystem. */
 #include <dirent.h>
 #include <linux/fs.h>
