@@ -300,9 +300,10 @@ static int two_ids(const char *a, const char *b, off_t len)
  * itself: a queue shows as fewer threads than calls, lasting while the
  * receiving thread (which alone starts workers) does not run between two
  * such looks, and the calls beyond them could only wait for the thaw.
- * Where a caller sleeps is learned rather than named: the kernel's offsets
- * differ between builds, and with WAIT_KILLABLE_RECV a received caller
- * sleeps again elsewhere (hence also the second look).  Then, frozen still, the short calls
+ * Where a caller sleeps is learned rather than named (the function, not
+ * the offset: with WAIT_KILLABLE_RECV a received caller sleeps again
+ * elsewhere in it; its lock, taken before the call is listed, is why a
+ * shortfall must last two looks).  Then, frozen still, the short calls
  * must end, and every held call reach the filesystem. */
 #include <dirent.h>
 #include <linux/fs.h>
@@ -472,6 +473,17 @@ static int q_listener(pid_t sup, const char **why)
 	return fd;
 }
 
+/* Asleep in the function where the first caller waits ("name+off/size"):
+ * its first wait, or the killable one a received call sleeps in under
+ * WAIT_KILLABLE_RECV; or, for an instant, on the lock taken before the
+ * call is listed, which the second look of queue() makes harmless. */
+static int q_same_function(const char *where, const char *waiting)
+{
+	size_t len = strcspn(waiting, "+");
+
+	return where[0] && !strncmp(where, waiting, len) && where[len] == '+';
+}
+
 /* A caller asleep in the kernel elsewhere than in the seccomp wait: the
  * supervisor let its call run in it (CONTINUE), frozen with the rest. */
 static int q_outside_seccomp(pid_t tid)
@@ -508,7 +520,7 @@ static int q_all_received(struct q_call *c, int n, const char *waiting, int list
 		if (!__atomic_load_n(&c[i].tid, __ATOMIC_SEQ_CST))
 			return 0;
 		q_where(c[i].tid, where, sizeof where);
-		if (!strcmp(where, waiting) || __atomic_load_n(&c[i].done, __ATOMIC_SEQ_CST))
+		if (q_same_function(where, waiting) || __atomic_load_n(&c[i].done, __ATOMIC_SEQ_CST))
 			continue;
 		return q_outside_seccomp(c[i].tid) ? -1 : 0;
 	}
@@ -541,7 +553,7 @@ static void q_show(pid_t sup, struct q_call *c, int n, const char *waiting)
 	for (i = 0; i < n; i++) {
 		q_where(c[i].tid, where, sizeof where);
 		printf("call %d: thread %ld, %s, %s\n", i, (long)c[i].tid, c[i].done ? "done" : "in progress",
-		       !strcmp(where, waiting) ? "in the seccomp wait" : where);
+		       q_same_function(where, waiting) ? "in the seccomp wait" : where);
 	}
 }
 
