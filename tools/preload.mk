@@ -101,7 +101,8 @@ tools_fallocate_seccomp_LDADD = libfallocate-core.la -lpthread
 
 # Its filter for every ABI, on a BPF interpreter (compat ABIs cannot run
 # here), and the whole of it on ext3 and ramfs with static glibc and musl
-# programs, busybox, Go, threads, kills, signals.
+# programs, busybox, Go, threads, kills, signals; no call queued behind
+# another's (seccomp-queue.sh, issue 31).
 if HAVE_CHECK
 if HAVE_LINUX_HEADERS
 UNIT_TESTS += tests/check_seccomp_abi
@@ -112,7 +113,7 @@ tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
 TESTS += tests/preload-seccomp.sh tests/seccomp-parallel.sh tests/seccomp-identity.sh \
-	tests/seccomp-i386.sh
+	tests/seccomp-i386.sh tests/seccomp-queue.sh
 EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
 	tests/ctrl-c.py tests/seccomp-lib.sh tests/seccomp-parallel.sh \
-	tests/seccomp-identity.sh tests/seccomp-i386.sh
+	tests/seccomp-identity.sh tests/seccomp-i386.sh tests/seccomp-queue.sh

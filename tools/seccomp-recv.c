@@ -45,6 +45,22 @@ static void raise_fsize_limit(void)
 	}
 }
 
+/* Every call in progress has a worker of its own (seccomp-workers.c), each
+ * holding a few descriptors for it (the caller's pidfd, its copy of the
+ * caller's, the engine's): a thousand calls at once would pass the usual
+ * soft limit of 1024, and a call refused a descriptor gets the kernel's
+ * own answer.  The supervisor polls, never selects, and execs nothing:
+ * a higher limit changes nothing else. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
+
 int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *policy)
 {
 	struct seccomp_notif_sizes sizes;
@@ -63,6 +79,7 @@ int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *po
 	if ((err = sc_identity_read((pid_t)syscall(SYS_gettid), &s->self)) != 0)
 		return err;
 	raise_fsize_limit();
+	raise_nofile_limit();
 	return 0;
 }
 
@@ -70,6 +87,7 @@ int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *po
  * error. */
 static int receive_one(struct sc_server *s)
 {
+	static int warned;
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif *req = calloc(1, s->req_size);
 	int err;
@@ -84,7 +102,15 @@ static int receive_one(struct sc_server *s)
 	}
 	if ((err = sc_workers_submit(s, req)) == 0)
 		return 0;
-	/* No worker to be had: the caller's own call runs rather than wait. */
+	/* No thread to be had (the workers' safety limit, RLIMIT_NPROC,
+	 * memory): the caller's own call runs in the kernel, with its own
+	 * identity and limits, rather than wait for another's.  Said once: a
+	 * tree that keeps a thousand calls in progress makes many. */
+	if (!warned) {
+		warned = 1;
+		fprintf(stderr, "%s: --seccomp: warning: no thread to serve a call (%s): such calls get the kernel's"
+			" own answer (no emulation)\n", PROG, strerror(err));
+	}
 	resp = calloc(1, s->resp_size);
 	if (resp) {
 		resp->id = req->id;

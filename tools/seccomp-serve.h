@@ -3,8 +3,8 @@
 /* The supervisor of fallocate-preload --seccomp, in parts:
  *   seccomp-recv.c      one thread receives the notifications and forwards
  *                       signals; it never serves a call
- *   seccomp-workers.c   a bounded pool of threads serves them, each call on
- *                       a thread of its own (excess calls queue)
+ *   seccomp-workers.c   threads serve them, each call on a thread of its
+ *                       own at once (none queues behind another)
  *   seccomp-serve.c     one call's service: the caller's descriptor, its
  *                       identity, its ABI's rules, the call, the answer
  *   seccomp-identity.c  the calling thread's credentials, taken on by the
@@ -57,8 +57,9 @@ void sc_supervise(const struct sc_policy *policy, int listener, pid_t child, con
 	__attribute__((noreturn));
 
 /* seccomp-workers.c: hands a received notification (a malloc'd buffer of
- * req_size bytes, freed once served) to a worker.  0, or an error number:
- * then nobody serves it. */
+ * req_size bytes, freed once served) to an idle worker or a new one.  0,
+ * or an error number (EAGAIN: no thread to be had): then nobody serves it,
+ * and it stays the caller's to free. */
 int sc_workers_submit(struct sc_server *s, void *req);
 /* Waits up to ms milliseconds for every call handed over to be done. */
 void sc_workers_finish(int ms);

@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
-/* The supervisor's workers: each serves one call at a time, so a call never
- * waits behind another, up to WORKERS_MAX calls at once; more queue, first
- * come first served.  Threads are started as calls need them and stay for
- * the next: a tree that calls one at a time is served by one thread.
+/* The supervisor's workers: each serves one call at a time, and every call
+ * received has a worker of its own at once, so that no caller waits for
+ * another (issue 31).  A call goes to an idle worker if there is one, else
+ * to a thread started for it; nothing ever queues behind a call in
+ * progress, however long an emulation takes.  Threads stay for the next
+ * calls, a few of them: a tree that calls one at a time is served by one
+ * thread, and a burst's threads end as it does.
  * Every credential a worker takes on for a call is its own (the kernel
- * keeps them per thread), and given back before the next call. */
+ * keeps them per thread), and given back before the next call.
+ *
+ * Why not answer calls the kernel allocates natively on the receiving
+ * thread, or let the kernel run them in the caller (CONTINUE, which resumes
+ * the syscall past the filter)?  Which calls those are is known only by
+ * trying: a filesystem's type does not say (ext3 mounted as ext4 refuses),
+ * and after a CONTINUE the caller would get the kernel's refusal instead of
+ * the emulation.  Trying on the receiving thread would make every other
+ * call and the forwarded signals wait for a kernel call that can block (a
+ * FUSE server, NFS, a frozen filesystem).  A thread of its own costs tens of
+ * microseconds, which a call the kernel answers natively can afford. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -17,9 +30,21 @@
 
 #include "seccomp-serve.h"
 
-/* A tree rarely has more calls in progress than this; past it, the
- * supervisor's own threads would cost more than the calls wait. */
-#define WORKERS_MAX 32
+/* A safety limit, not a pool size: more calls in progress at once than any
+ * tree we know of makes.  Each worker reserves WORKER_STACK of address
+ * space (touched a few pages deep) and holds a few descriptors during its
+ * call (sc_server_init raises RLIMIT_NOFILE).  Past it, or where the
+ * kernel gives no more threads (RLIMIT_NPROC), a call is not queued: the
+ * caller's own call runs in the kernel (sc_workers_submit's EAGAIN). */
+#define WORKERS_LIMIT 1024
+/* Idle workers kept past a burst; the others end after their call: a
+ * thread is cheap to start again, while a thousand idle ones would stay
+ * for the rest of the tree's life. */
+#define IDLE_KEEP 8
+/* The engine runs in any thread of the programs it is preloaded into,
+ * musl's 128 KiB ones included; twice that, so that 1024 workers of a
+ * 32-bit supervisor reserve 256 MiB of address space, not 8 GiB. */
+#define WORKER_STACK (256 * 1024)
 
 struct item {
 	struct item *next;
@@ -29,34 +54,56 @@ struct item {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
+/* Calls handed to idle workers not yet awake: never more than n_idle, so
+ * each has a worker waiting for it alone. */
 static struct item *head, **tail = &head;
 static int n_workers, n_idle, n_queued;
 
+struct start {
+	struct sc_server *s;
+	void *req; /* the worker's first call */
+};
+
+/* 0 to go on serving, -1 when the thread must end (its identity could not
+ * be given back, or enough workers are idle already). */
+static int serve_one(struct sc_server *s, void *req)
+{
+	int tainted = sc_serve(s, req) != 0;
+
+	free(req);
+	return tainted ? -1 : 0;
+}
+
 static void *worker_main(void *arg)
 {
-	struct sc_server *s = arg;
+	struct start st = *(struct start *)arg;
 	struct item *it;
-	int tainted;
+	void *req;
 
-	for (;;) {
-		pthread_mutex_lock(&lock);
-		n_idle++;
-		pthread_cond_broadcast(&idle);
-		while (!head)
-			pthread_cond_wait(&work, &lock);
-		n_idle--;
-		n_queued--;
-		it = head;
-		head = it->next;
-		if (!head)
-			tail = &head;
-		pthread_mutex_unlock(&lock);
-		tainted = sc_serve(s, it->req) != 0;
-		free(it->req);
-		free(it);
-		if (tainted)
-			break;
-	}
+	free(arg);
+	if (serve_one(st.s, st.req) == 0)
+		for (;;) {
+			pthread_mutex_lock(&lock);
+			if (n_idle >= IDLE_KEEP) {
+				pthread_mutex_unlock(&lock);
+				break;
+			}
+			n_idle++;
+			pthread_cond_broadcast(&idle);
+			while (!head)
+				pthread_cond_wait(&work, &lock);
+			n_idle--;
+			n_queued--;
+			it = head;
+			head = it->next;
+			if (!head)
+				tail = &head;
+			pthread_mutex_unlock(&lock);
+			req = it->req;
+			free(it);
+			if (serve_one(st.s, req) != 0)
+				break;
+		}
 	pthread_mutex_lock(&lock);
 	n_workers--;
 	pthread_cond_broadcast(&idle);
@@ -66,55 +113,63 @@ static void *worker_main(void *arg)
 
 /* The receiving thread blocks every signal the supervisor handles: a new
  * thread inherits that mask, so none of them is delivered to a worker. */
-static int start_worker(struct sc_server *s)
+static int start_worker(struct sc_server *s, void *req)
 {
+	struct start *st = malloc(sizeof *st);
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
-	if ((err = pthread_attr_init(&attr)) != 0)
+	if (!st)
+		return ENOMEM;
+	st->s = s;
+	st->req = req;
+	if ((err = pthread_attr_init(&attr)) != 0) {
+		free(st);
 		return err;
+	}
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&t, &attr, worker_main, s);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	err = pthread_create(&t, &attr, worker_main, st);
 	pthread_attr_destroy(&attr);
+	if (err)
+		free(st);
 	return err;
 }
 
 int sc_workers_submit(struct sc_server *s, void *req)
 {
 	struct item *it = malloc(sizeof *it);
-	int err = 0, start = 0;
+	int err;
 
 	if (!it)
 		return ENOMEM;
 	it->next = NULL;
 	it->req = req;
 	pthread_mutex_lock(&lock);
-	*tail = it;
-	tail = &it->next;
-	/* An idle worker may not have taken the last call yet: only more
-	 * calls queued than workers idle need a new one. */
-	if (++n_queued > n_idle && n_workers < WORKERS_MAX) {
-		n_workers++;
-		start = 1;
+	if (n_idle > n_queued) {
+		/* A worker waits with nothing to do: it takes this one. */
+		*tail = it;
+		tail = &it->next;
+		n_queued++;
+		pthread_cond_signal(&work);
+		pthread_mutex_unlock(&lock);
+		return 0;
 	}
-	pthread_cond_signal(&work);
+	free(it);
+	if (n_workers >= WORKERS_LIMIT) {
+		pthread_mutex_unlock(&lock);
+		return EAGAIN;
+	}
+	n_workers++;
 	pthread_mutex_unlock(&lock);
-	if (start && (err = start_worker(s)) != 0) {
+	/* Started outside the lock: a worker ending meanwhile need not wait
+	 * for the clone. */
+	if ((err = start_worker(s, req)) != 0) {
 		pthread_mutex_lock(&lock);
 		n_workers--;
-		if (n_workers > 0) /* it stays queued for the others */
-			err = 0;
-		else if (head == it) {
-			head = NULL;
-			tail = &head;
-			n_queued--;
-		}
+		pthread_cond_broadcast(&idle);
 		pthread_mutex_unlock(&lock);
-		if (err) {
-			free(it);
-			fprintf(stderr, "fallocate-preload: --seccomp: cannot start a worker thread\n");
-		}
 	}
 	return err;
 }
