@@ -27,8 +27,12 @@
  *
  * What remains: a fork from another thread in the few instructions between
  * the syscall that made a descriptor and the store that records it gives the
- * child that one descriptor (closed when the child calls exec, O_CLOEXEC),
- * as does one made by open() below 3, in the two syscalls that move it up.
+ * child that one descriptor (closed when the child calls exec, O_CLOEXEC);
+ * under qemu-user, whose fork holds every other guest thread at its next
+ * guest instruction, that window is the whole syscall.  Closing it would
+ * make a fork wait for another thread's open(), which a FUSE or network
+ * filesystem can hold for as long as it likes.  The same goes for one made
+ * by open() below 3, in the two syscalls that move it up.
  * A child made without fork(3)'s handlers (_Fork, vfork, clone, a raw
  * syscall; posix_spawn, which then execs) keeps every descriptor of a call
  * in progress until it calls exec.  And a call made while more than
