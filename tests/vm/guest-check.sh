@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
+# Inside the VM (tests/vm/vm.sh), in the build tree: make check's TESTS
+# given as arguments, on this kernel, with their logs on our output.
+set -u
+echo "# guest kernel: $(uname -r), $(nproc) CPUs"
+# On ext4, as the host's make check runs (vm.sh -d gives /dev/vda): the
+# overlay over 9p that is the guest's root is no filesystem users have.
+scratch=/tmp
+if [ -b /dev/vda ]; then
+	modprobe virtio_blk 2> /dev/null
+	mkfs.ext4 -q -F /dev/vda && mkdir -p /scratch && mount /dev/vda /scratch && scratch=/scratch
+fi
+tmp=$(mktemp -d $scratch/lfa-vm-check.XXXXXX)
+chmod 711 "$tmp"
+rc=0
+TMPDIR=$tmp make -s check TESTS="$*" > "$tmp/make.log" 2>&1 || rc=$?
+grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$tmp/make.log"
+if [ "$rc" != 0 ]; then
+	tail -n 30 "$tmp/make.log"
+	for t in "$@"; do
+		log=${t%.sh}.log
+		grep -qE '^(FAIL|ERROR)' "$log" 2> /dev/null && { echo "--- $log"; tail -n 40 "$log"; }
+	done
+fi
+exit "$rc"
