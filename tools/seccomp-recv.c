@@ -64,6 +64,7 @@ static void raise_nofile_limit(void)
 int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *policy)
 {
 	struct seccomp_notif_sizes sizes;
+	struct rlimit lim;
 	int err;
 
 	memset(s, 0, sizeof *s);
@@ -80,6 +81,12 @@ int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *po
 		return err;
 	raise_fsize_limit();
 	raise_nofile_limit();
+	/* Our hard limit is no caller's: it changes only by a setrlimit of
+	 * ours (none after this) or another root process's prlimit(2) on
+	 * us, so it is read once, not per call. */
+	s->fsize_max = UINT64_MAX;
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_max != RLIM_INFINITY)
+		s->fsize_max = lim.rlim_max;
 	return 0;
 }
 

@@ -258,7 +258,7 @@ static struct outcome serve_as_caller(const struct sc_server *s, int fd, const s
 	int taken, err;
 
 	err = sc_identity_read(tid, &caller);
-	sc_rules_read(tid, c, &rules);
+	sc_rules_read(tid, c, s->fsize_max, &rules);
 	/* Still pending: tid was the caller's while we read. */
 	if (!still_valid(s->listener, id)) {
 		if (!err)

@@ -43,6 +43,7 @@ struct sc_server {
 	struct sc_policy policy;
 	size_t req_size, resp_size; /* as the kernel says (SECCOMP_GET_NOTIF_SIZES) */
 	struct sc_identity self;    /* the supervisor's, given back after each call */
+	uint64_t fsize_max;         /* our RLIMIT_FSIZE hard limit, read at start (UINT64_MAX: none) */
 };
 
 /* seccomp-recv.c: the signals the receiving thread reads (SIGCHLD and
@@ -86,7 +87,8 @@ struct sc_rules {
 	int largefile;      /* the status flag its descriptor needs past 2 GiB */
 	uint64_t fsize;     /* its RLIMIT_FSIZE soft limit (UINT64_MAX: none) */
 };
-void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r);
+/* fsize_max: the supervisor's own RLIMIT_FSIZE hard limit (UINT64_MAX: none). */
+void sc_rules_read(pid_t pid, const struct sc_call *c, uint64_t fsize_max, struct sc_rules *r);
 /* The refusal the kernel would make, for the caller, of a call that the
  * supervisor's own limits would let through (RLIMIT_FSIZE for a call
  * growing the file), before anything is written: 0 or EFBIG. */
