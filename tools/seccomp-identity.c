@@ -146,22 +146,37 @@ static int status_by_lines(const char *path, struct sc_identity *id, int *got)
  * A tid may be reused once its thread is gone: the caller checks after
  * reading that the notification is still pending, which proves the
  * thread still waits for it.  Read anew for every call (a caller may
- * change its credentials between two calls), with one read(2): the
- * kernel formats the whole file at the first read whatever its size, and
- * its 1.5 KiB fit the buffer unless the thread has very many groups. */
-int sc_identity_read(pid_t tid, struct sc_identity *id)
+ * change its credentials between two calls), with one pread(2): the
+ * kernel formats the whole file at each read from offset 0 whatever its
+ * size, and its 1.5 KiB fit the buffer unless the thread has very many
+ * groups.
+ * The descriptor may be kept (status_fd) for the thread's next calls: it
+ * names the thread, not its tid (the proc inode holds the thread's
+ * struct pid), so a read through it is of that thread's credentials as
+ * they are at the read, or fails (ESRCH) once the thread is gone, and its
+ * tid may be another's: then the file is opened anew by its tid. */
+int sc_identity_read(pid_t tid, int *status_fd, struct sc_identity *id)
 {
 	char path[64], buf[4096], *line, *nl;
-	ssize_t n;
-	int got = 0, err = 0, fd;
+	ssize_t n = -1;
+	int got = 0, err = 0, fd = status_fd ? *status_fd : -1;
 
 	memset(id, 0, sizeof *id);
 	snprintf(path, sizeof path, "/proc/%ld/status", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno;
-	n = read(fd, buf, sizeof buf);
+	if (fd >= 0 && (n = pread(fd, buf, sizeof buf, 0)) < 0) {
+		close(fd);
+		fd = *status_fd = -1;
+	}
+	if (fd < 0) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return errno;
+		n = pread(fd, buf, sizeof buf, 0);
+		if (status_fd && n >= 0)
+			*status_fd = fd;
+		else
+			close(fd);
+	}
 	err = n < 0 ? errno : 0;
-	close(fd);
 	if (n == (ssize_t)sizeof buf)
 		err = status_by_lines(path, id, &got);
 	else if (n >= 0) {

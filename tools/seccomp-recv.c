@@ -77,7 +77,7 @@ int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *po
 		      sizes.seccomp_notif : sizeof(struct seccomp_notif);
 	s->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp) ?
 		       sizes.seccomp_notif_resp : sizeof(struct seccomp_notif_resp);
-	if ((err = sc_identity_read((pid_t)syscall(SYS_gettid), &s->self)) != 0)
+	if ((err = sc_identity_read((pid_t)syscall(SYS_gettid), NULL, &s->self)) != 0)
 		return err;
 	raise_fsize_limit();
 	raise_nofile_limit();

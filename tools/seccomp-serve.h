@@ -69,10 +69,15 @@ void sc_workers_finish(int ms);
  * 0, or -1 when the calling thread could not take back its own identity
  * and must serve no more. */
 int sc_serve(const struct sc_server *s, void *req);
+/* Closes what the calling worker kept of the threads it served (their
+ * pidfds and status files), before it ends. */
+void sc_serve_thread_end(void);
 
 /* seccomp-identity.c */
-/* Reads the credentials of thread tid (/proc); 0 or an error number. */
-int sc_identity_read(pid_t tid, struct sc_identity *id);
+/* Reads the credentials of thread tid (/proc); 0 or an error number.
+ * status_fd (or NULL): a descriptor of its /proc/TID/status kept from an
+ * earlier call, or -1; the one read is left there, the caller's to close. */
+int sc_identity_read(pid_t tid, int *status_fd, struct sc_identity *id);
 void sc_identity_free(struct sc_identity *id);
 /* Makes the calling thread, and no other, act as caller: 0, or -1 with
  * *why saying what stands in the way (nothing is changed then). */
