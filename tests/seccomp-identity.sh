@@ -92,4 +92,34 @@ for fs in "$ext3" "$ext4"; do
 		fail "two threads of two identities on ${fs##*/}: modes $modes_seccomp under --seccomp, $modes_own without"
 	note "two threads at once, fsuid nobody and root, on ${fs##*/}: modes $modes_seccomp under --seccomp, as without"
 done
+
+# 4. Credentials are read at every call, not kept from the thread's
+# first: one thread grows twelve 6775 files one after another, four as
+# root, four with fsuid nobody, four with fsuid root again (which gives back
+# CAP_FSETID): only the middle four lose the bits, whichever worker of the
+# supervisor serves each call (each keeps a descriptor of the thread's
+# /proc/TID/status between calls, never what it read).
+sw_files() { for t in a0 a1 a2 a3 b0 b1 b2 b3 c0 c1 c2 c3; do echo "$fs/sw-$how-$t"; done; }
+# shellcheck disable=SC2046 # the files' names hold no blanks
+for fs in "$ext3" "$ext4"; do
+	for how in own seccomp; do
+		{ touch $(sw_files) && chown nobody:"$nogroup" $(sw_files) && chmod 6775 $(sw_files); } ||
+			fail "cannot make the 6775 files"
+		case $how in
+		own) run "$w" "$bin/glibc-dynamic" switch-ids 1000000 $(sw_files) ;;
+		seccomp) run "$w" --seccomp "$bin/glibc-static" switch-ids 1000000 $(sw_files) ;;
+		esac
+		[ "$rc:$out" = "0:as the process: 0; fsuid 65534: 0; fsuid 0 again: 0" ] ||
+			fail "one thread, three ids ($how) on ${fs##*/}: exit $rc: $out"
+		# shellcheck disable=SC2034
+		modes=$(stat -c %a $(sw_files) | tr '\n' ' ')
+		eval "modes_$how=\$modes"
+		rm -f $(sw_files)
+	done
+	# shellcheck disable=SC2154
+	{ [ "$modes_seccomp" = "$modes_own" ] &&
+	  [ "$modes_seccomp" = "6775 6775 6775 6775 775 775 775 775 6775 6775 6775 6775 " ]; } ||
+		fail "one thread changing ids between calls on ${fs##*/}: modes $modes_seccomp under --seccomp, $modes_own without"
+	note "one thread, root then fsuid nobody then root, on ${fs##*/}: modes $modes_seccomp under --seccomp, as without"
+done
 echo PASS
