@@ -355,7 +355,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 	struct outcome o = { 0, "kernel (the caller's own call)", 0 };
 	struct sc_call c;
 	const char *unsignalled = NULL;
-	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd, status_fd = -1, retried = 0;
+	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd = 0, status_fd = -1;
 	struct kept *k, *slot = NULL;
 	pid_t tgid, tid = (pid_t)req->pid;
 	uint32_t flags = 0;
@@ -365,30 +365,30 @@ int sc_serve(const struct sc_server *s, void *buf)
 		answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		return 0;
 	}
-	if ((k = kept_find(tid, &slot)) != NULL) {
-		pidfd = k->pidfd;
-		status_fd = k->status_fd;
-		thread_pidfd = 1;
-		tgid = tid; /* unused with a thread's pidfd */
-	} else {
-again:
-		pidfd = open_pidfd(tid, &thread_pidfd, &tgid);
-	}
-	/* After the pidfd is open, a valid notification proves the pid was
-	 * not reused: the caller is still waiting for us.  (A kept pidfd may
-	 * name a thread gone since: then pidfd_getfd says ESRCH.) */
-	if (!still_valid(s->listener, req->id))
-		goto gone;
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
-	if (fd < 0 && k && errno == ESRCH && !retried) {
+	/* Twice at most: a kept pidfd whose thread is gone is dropped, and
+	 * the tid looked up anew. */
+	for (k = kept_find(tid, &slot);; k = NULL) {
+		if (k) {
+			pidfd = k->pidfd;
+			status_fd = k->status_fd;
+			thread_pidfd = 1;
+			tgid = tid; /* unused with a thread's pidfd */
+		} else
+			pidfd = open_pidfd(tid, &thread_pidfd, &tgid);
+		/* After the pidfd is open, a valid notification proves the
+		 * pid was not reused: the caller is still waiting for us.  (A
+		 * kept pidfd may name a thread gone since: then pidfd_getfd
+		 * says ESRCH.) */
+		if (!still_valid(s->listener, req->id))
+			goto gone;
+		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
+		if (fd >= 0 || !k || errno != ESRCH)
+			break;
 		/* The thread kept under this tid is gone: the caller is
 		 * another one with its tid. */
 		kept_drop(k);
 		slot = k;
-		k = NULL;
 		pidfd = status_fd = -1;
-		retried = 1;
-		goto again;
 	}
 	if (fd < 0 && pidfd >= 0 && errno == EBADF) {
 		o.err = EBADF; /* the kernel's answer for a descriptor not open */
