@@ -11,6 +11,11 @@
 # sides; each prints the minimum and the median of its calls and the calls
 # per second of all threads, and the table shows the smallest minimum and
 # the medians of the medians and of the rates.
+# BENCH_SECCOMP_PREVIOUS="[NAME=]DIR ...": the build directories of other
+# trees (an earlier release built in a `git worktree add`), whose
+# --seccomp rows (wrapper, supervisor and library of that tree, this
+# tree's timer) run in the same rounds, each right after this tree's same
+# row: "ext4, --seccomp [NAME]" (NAME: DIR's short commit by default).
 set -u
 : "${top_builddir:=$(pwd)}" "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
@@ -41,8 +46,8 @@ for fs in ext4 ext3; do
 		mount "$l" "$dir/$fs" || exit 1
 done
 
-# name|wrapper options|mode|directory|threads
-configs="ext4, kernel alone|none|fallocate-raw|ext4|1
+# name|wrapper options|mode|directory|threads|build directory (this tree's: empty)
+ours="ext4, kernel alone|none|fallocate-raw|ext4|1
 ext4, LD_PRELOAD|preload|fallocate|ext4|1
 ext4, --seccomp|seccomp|fallocate-raw|ext4|1
 ext3 emulated, LD_PRELOAD|preload|fallocate|ext3|1
@@ -56,28 +61,53 @@ getpid, no filter|none|getpid|ext4|1
 getpid, --seccomp|seccomp|getpid|ext4|1
 pwrite 4 KiB, no filter|none|pwrite|ext4|1
 pwrite 4 KiB, --seccomp|seccomp|pwrite|ext4|1"
-echo "$configs" | while IFS='|' read -r name how mode d t; do : > "$dir/$mode-$how-$d-$t.res"; done
+configs=$(echo "$ours" | while IFS='|' read -r name how mode d t; do
+	echo "$name|$how|$mode|$d|$t|"
+	[ "$how:${mode%-raw}" = seccomp:fallocate ] || continue
+	for p in ${BENCH_SECCOMP_PREVIOUS:-}; do
+		pdir=${p#*=}
+		case $p in
+		*=*) pname=${p%%=*} ;;
+		*) pname=$(git -C "$pdir" rev-parse --short HEAD 2>/dev/null || basename "$pdir") ;;
+		esac
+		echo "$name [$pname]|$how|$mode|$d|$t|$pdir"
+	done
+done)
+for p in ${BENCH_SECCOMP_PREVIOUS:-}; do
+	pdir=${p#*=}
+	[ -x "$pdir/tools/fallocate-preload" ] && [ -x "$pdir/tools/fallocate-seccomp" ] &&
+		[ -e "$pdir/.libs/libfallocate.so.1" ] ||
+		{ echo "make bench-seccomp: $pdir is not a built tree (tools/fallocate-seccomp, .libs)" >&2; exit 1; }
+done
+res() { echo "$dir/$mode-$how-$d-$t-$(echo "$name" | cksum | cut -d' ' -f1).res"; }
+echo "$configs" | while IFS='|' read -r name how mode d t pdir; do : > "$(res)"; done
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
-	echo "$configs" | while IFS='|' read -r name how mode d t; do
+	echo "$configs" | while IFS='|' read -r name how mode d t pdir; do
 		f=$dir/$d/file
-		case $how in
-		none) "$cost" "$mode" "$f" "$calls" "$t" ;;
-		preload) "$w" "$cost" "$mode" "$f" "$calls" "$t" ;;
-		seccomp) "$w" --seccomp "$cost" "$mode" "$f" "$calls" "$t" ;;
-		esac >> "$dir/$mode-$how-$d-$t.res" || exit 1
+		case $how:$pdir in
+		none:*) "$cost" "$mode" "$f" "$calls" "$t" ;;
+		preload:*) "$w" "$cost" "$mode" "$f" "$calls" "$t" ;;
+		seccomp:) "$w" --seccomp "$cost" "$mode" "$f" "$calls" "$t" ;;
+		seccomp:*) FALLOCATE_PRELOAD_LIBRARY=$pdir/.libs/libfallocate.so.1 \
+			FALLOCATE_PRELOAD_SECCOMP_HELPER=$pdir/tools/fallocate-seccomp \
+			"$pdir/tools/fallocate-preload" --seccomp "$cost" "$mode" "$f" "$calls" "$t" ;;
+		esac >> "$(res)" || exit 1
 		rm -f "$f"
 	done || exit 1
 done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-printf '%-30s %10s %10s %10s\n' "per call ($rounds rounds of $calls)" "min ns" "median ns" "calls/s"
-echo "$configs" | while IFS='|' read -r name how mode d t; do
-	res=$dir/$mode-$how-$d-$t.res
+w1=30
+[ -z "${BENCH_SECCOMP_PREVIOUS:-}" ] || w1=42
+printf "%-${w1}s %10s %10s %10s\n" "per call ($rounds rounds of $calls)" "min ns" "median ns" "calls/s"
+echo "$configs" | while IFS='|' read -r name how mode d t pdir; do
+	res=$(res)
 	min=$(sort -n "$res" | head -1 | cut -d' ' -f1)
 	med=$(cut -d' ' -f2 "$res" | median)
 	case $mode in fallocate*) rate=$(cut -d' ' -f3 "$res" | median) ;; *) rate=- ;; esac
-	printf '%-30s %10s %10s %10s\n' "$name" "$min" "$med" "$rate"
+	printf "%-${w1}s %10s %10s %10s\n" "$name" "$min" "$med" "$rate"
 done
-echo "$(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)"
+echo "$(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d), load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"

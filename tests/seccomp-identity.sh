@@ -92,4 +92,68 @@ for fs in "$ext3" "$ext4"; do
 		fail "two threads of two identities on ${fs##*/}: modes $modes_seccomp under --seccomp, $modes_own without"
 	note "two threads at once, fsuid nobody and root, on ${fs##*/}: modes $modes_seccomp under --seccomp, as without"
 done
+
+# 4. Credentials are read at every call, not kept from the thread's
+# first: one thread grows twelve 6775 files one after another, four as
+# root, four with fsuid nobody, four with fsuid root again (which gives back
+# CAP_FSETID): only the middle four lose the bits, whichever worker of the
+# supervisor serves each call (each keeps a descriptor of the thread's
+# /proc/TID/status between calls, never what it read).
+sw_files() { for t in a0 a1 a2 a3 b0 b1 b2 b3 c0 c1 c2 c3; do echo "$fs/sw-$how-$t"; done; }
+# shellcheck disable=SC2046 # the files' names hold no blanks
+for fs in "$ext3" "$ext4"; do
+	for how in own seccomp; do
+		{ touch $(sw_files) && chown nobody:"$nogroup" $(sw_files) && chmod 6775 $(sw_files); } ||
+			fail "cannot make the 6775 files"
+		case $how in
+		own) run "$w" "$bin/glibc-dynamic" switch-ids 1000000 $(sw_files) ;;
+		seccomp) run "$w" --seccomp "$bin/glibc-static" switch-ids 1000000 $(sw_files) ;;
+		esac
+		[ "$rc:$out" = "0:as the process: 0; fsuid 65534: 0; fsuid 0 again: 0" ] ||
+			fail "one thread, three ids ($how) on ${fs##*/}: exit $rc: $out"
+		# shellcheck disable=SC2034
+		modes=$(stat -c %a $(sw_files) | tr '\n' ' ')
+		eval "modes_$how=\$modes"
+		rm -f $(sw_files)
+	done
+	# shellcheck disable=SC2154
+	{ [ "$modes_seccomp" = "$modes_own" ] &&
+	  [ "$modes_seccomp" = "6775 6775 6775 6775 775 775 775 775 6775 6775 6775 6775 " ]; } ||
+		fail "one thread changing ids between calls on ${fs##*/}: modes $modes_seccomp under --seccomp, $modes_own without"
+	note "one thread, root then fsuid nobody then root, on ${fs##*/}: modes $modes_seccomp under --seccomp, as without"
+done
+
+# 5. A tid reused: in a PID namespace of its own, a thread with fsuid
+# nobody grows four 6775 files, one call after another, and ends; a thread
+# given its tid (ns_last_pid), as root, grows four more.  The workers that
+# kept the first thread's pidfd and status file must find it gone and
+# serve the second as itself: every call served (no "not taken" in the
+# --debug lines), the first four files lose the bits, the others keep them.
+# shellcheck disable=SC2046 # the files' names hold no blanks
+if command -v unshare >/dev/null 2>&1; then
+	how=reuse
+	for fs in "$ext3" "$ext4"; do
+		sw_files() { for t in a0 a1 a2 a3 b0 b1 b2 b3; do echo "$fs/sw-$how-$t"; done; }
+		{ touch $(sw_files) && chown nobody:"$nogroup" $(sw_files) && chmod 6775 $(sw_files); } ||
+			fail "cannot make the 6775 files"
+		run unshare --pid --fork --mount-proc "$w" --seccomp --debug "$bin/glibc-static" reuse-tid 1000000 $(sw_files)
+		modes=$(stat -c %a $(sw_files) | tr '\n' ' ')
+		rm -f $(sw_files)
+		case $rc:$out in
+		77:*|*"unshare: "*)
+			note "a reused tid on ${fs##*/}: not shown here (exit $rc: $(printf '%s\n' "$out" | tail -1))"
+			continue ;;
+		*"not taken"*|*"not served"*|*"could not be taken on"*)
+			fail "a reused tid on ${fs##*/}: a call not served: $out" ;;
+		*"tid reused; fsuid 65534: 0; root: 0"*) ;;
+		*) fail "a reused tid on ${fs##*/}: exit $rc: $out" ;;
+		esac
+		[ "$rc" = 0 ] || fail "a reused tid on ${fs##*/}: exit $rc: $out"
+		[ "$modes" = "775 775 775 775 6775 6775 6775 6775 " ] ||
+			fail "a reused tid on ${fs##*/}: modes $modes (the second thread served as the first?)"
+		note "a reused tid on ${fs##*/}: modes $modes, $(printf '%s\n' "$out" | grep -c '^fallocate-preload: seccomp: pid ') calls served"
+	done
+else
+	note "a reused tid: no unshare(1), not shown"
+fi
 echo PASS

@@ -19,6 +19,14 @@
  *       fsuid and fsgid 65534 (raw syscalls: that thread alone, which drops
  *       its filesystem capabilities) grows FILE_A; another, as the process
  *       is, grows FILE_B
+ *   seccomp-target switch-ids LEN FILE...   one thread, one call after
+ *       another: grows the first third of the FILEs as the process is, the
+ *       second after taking fsuid and fsgid 65534 (raw), the last after
+ *       taking 0 back
+ *   seccomp-target reuse-tid LEN A... B...   (as root, the only process of
+ *       a PID namespace but for its supervisor) a thread with fsuid and
+ *       fsgid 65534 grows the files A, one call after another, and ends;
+ *       a thread given its tid (ns_last_pid), as root, grows the files B
  *   seccomp-target queue DIR N LEN SHORT...   (tests/seccomp-queue.sh)
  *       freezes DIR's filesystem, has N threads grow DIR/h0... to LEN
  *       there (held by the freeze), then 4 KiB of each SHORT; exits 77
@@ -284,6 +292,96 @@ static int two_ids(const char *a, const char *b, off_t len)
 	printf("fsuid 65534: %s; as the process: %s\n", jobs[0].err ? strerror(jobs[0].err) : "0",
 	       jobs[1].err ? strerror(jobs[1].err) : "0");
 	return jobs[0].err || jobs[1].err;
+}
+
+/* The same thread's identity changing between its calls: each call is
+ * served as the thread is when it makes it, not as it was at its first. */
+static int switch_ids(off_t len, char **paths, int n)
+{
+	static const long ids[3] = { -1, 65534, 0 };
+	int err[3] = { 0, 0, 0 }, i, j, fd;
+
+	for (i = 0; i < 3; i++) {
+		if (ids[i] >= 0) {
+			syscall(SYS_setfsgid, ids[i]);
+			syscall(SYS_setfsuid, ids[i]);
+		}
+		for (j = i * (n / 3); j < (i + 1) * (n / 3) && !err[i]; j++) {
+			fd = open(paths[j], O_RDWR);
+			err[i] = fd < 0 || fallocate(fd, 0, 0, len) ? errno : 0;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	printf("as the process: %s; fsuid 65534: %s; fsuid 0 again: %s\n", err[0] ? strerror(err[0]) : "0",
+	       err[1] ? strerror(err[1]) : "0", err[2] ? strerror(err[2]) : "0");
+	return err[0] || err[1] || err[2];
+}
+
+/* A tid reused: the supervisor's workers keep the pidfd and status file
+ * of the threads they served, and must serve the new thread with that tid
+ * as itself. */
+struct reuse_job {
+	char **paths;
+	int n;
+	off_t len;
+	int nobody;
+	pid_t tid;
+	int err;
+};
+
+static void *reuse_main(void *arg)
+{
+	struct reuse_job *j = arg;
+	int i, fd;
+
+	j->tid = (pid_t)syscall(SYS_gettid);
+	if (j->nobody) {
+		syscall(SYS_setfsgid, 65534);
+		syscall(SYS_setfsuid, 65534);
+	}
+	for (i = 0; i < j->n && !j->err; i++) {
+		fd = open(j->paths[i], O_RDWR);
+		j->err = fd < 0 || fallocate(fd, 0, 0, j->len) ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+static int reuse_tid(off_t len, char **paths, int n)
+{
+	struct reuse_job a = { paths, n / 2, len, 1, 0, 0 }, b = { paths + n / 2, n / 2, len, 0, 0, 0 };
+	pthread_t t;
+	int tries, fd;
+	char num[32];
+
+	pthread_create(&t, NULL, reuse_main, &a);
+	pthread_join(t, NULL);
+	/* The supervisor's threads take pids of the namespace too: a few
+	 * tries until the new thread has the tid. */
+	for (tries = 0; tries < 20; tries++) {
+		usleep(20000);
+		if ((fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY)) < 0) {
+			perror("ns_last_pid");
+			return 77;
+		}
+		snprintf(num, sizeof num, "%ld", (long)a.tid - 1);
+		if (write(fd, num, strlen(num)) < 0) {
+			perror("ns_last_pid");
+			return 77;
+		}
+		close(fd);
+		pthread_create(&t, NULL, reuse_main, &b);
+		pthread_join(t, NULL);
+		if (b.tid == a.tid)
+			break;
+		if (b.err)
+			break;
+	}
+	printf("tid %s; fsuid 65534: %s; root: %s\n", b.tid == a.tid ? "reused" : "not reused",
+	       a.err ? strerror(a.err) : "0", b.err ? strerror(b.err) : "0");
+	return b.tid != a.tid ? 77 : a.err || b.err;
 }
 
 /* queue: no call waits for another's in the supervisor (issue 31).  The N
@@ -717,6 +815,10 @@ int main(int argc, char **argv)
 		return holes(argv[2], atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "two-ids"))
 		return two_ids(argv[2], argv[3], atoll(argv[4]));
+	if (argc >= 6 && !strcmp(argv[1], "switch-ids"))
+		return switch_ids(atoll(argv[2]), argv + 3, argc - 3);
+	if (argc >= 5 && !strcmp(argv[1], "reuse-tid"))
+		return reuse_tid(atoll(argv[2]), argv + 3, argc - 3);
 	if (argc >= 6 && !strcmp(argv[1], "queue"))
 		return queue(argv[2], atoi(argv[3]), atoll(argv[4]), argv + 5, argc - 5);
 	if (argc == 4 && !strcmp(argv[1], "parallel"))

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +40,16 @@
 /* The fourth of "Uid:\treal\teffective\tsaved\tfs". */
 static int fourth(const char *s, uint32_t *out)
 {
-	unsigned long v[4];
+	unsigned long v = 0;
+	char *end;
+	int i;
 
-	if (sscanf(s, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -1;
-	*out = (uint32_t)v[3];
+	for (i = 0; i < 4; i++, s = end) {
+		v = strtoul(s, &end, 10);
+		if (end == s)
+			return -1;
+	}
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -84,6 +90,20 @@ static int capability_set(const char *s, struct sc_identity *id)
 	return 0;
 }
 
+/* One line of the status file, without its newline: the bits of got. */
+static int status_line(const char *line, struct sc_identity *id)
+{
+	if (!strncmp(line, "Uid:", 4))
+		return fourth(line + 4, &id->fsuid) == 0;
+	if (!strncmp(line, "Gid:", 4))
+		return (fourth(line + 4, &id->fsgid) == 0) << 1;
+	if (!strncmp(line, "Groups:", 7))
+		return (read_groups(line + 7, id) == 0) << 2;
+	if (!strncmp(line, "Cap", 3))
+		return capability_set(line + 3, id);
+	return 0;
+}
+
 static uint64_t user_namespace(pid_t tid)
 {
 	char path[64], link[64];
@@ -100,36 +120,75 @@ static uint64_t user_namespace(pid_t tid)
 	return ino;
 }
 
-/* /proc/TID/status is the thread's own (the process's is its leader's).
- * A tid may be reused once its thread is gone: the caller checks after
- * reading that the notification is still pending, which proves the
- * thread still waits for it. */
-int sc_identity_read(pid_t tid, struct sc_identity *id)
+/* A status file too long for the buffer (a Groups line of hundreds of
+ * groups): line by line, however long. */
+static int status_by_lines(const char *path, struct sc_identity *id, int *got)
 {
-	char path[64], *big = NULL;
+	char *big = NULL;
 	size_t big_size = 0;
-	int got = 0, err = 0;
+	int err = 0;
 	FILE *f;
 
-	memset(id, 0, sizeof *id);
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)tid);
 	if (!(f = fopen(path, "re")))
 		return errno;
-	/* Groups may be a long line: getline takes it whole. */
 	while (getline(&big, &big_size, f) > 0) {
-		if (!strncmp(big, "Uid:", 4))
-			got |= fourth(big + 4, &id->fsuid) == 0;
-		else if (!strncmp(big, "Gid:", 4))
-			got |= (fourth(big + 4, &id->fsgid) == 0) << 1;
-		else if (!strncmp(big, "Groups:", 7))
-			got |= (read_groups(big + 7, id) == 0) << 2;
-		else if (!strncmp(big, "Cap", 3))
-			got |= capability_set(big + 3, id);
+		big[strcspn(big, "\n")] = 0;
+		*got |= status_line(big, id);
 	}
 	if (ferror(f))
 		err = EIO;
 	fclose(f);
 	free(big);
+	return err;
+}
+
+/* /proc/TID/status is the thread's own (the process's is its leader's).
+ * A tid may be reused once its thread is gone: the caller checks after
+ * reading that the notification is still pending, which proves the
+ * thread still waits for it.  Read anew for every call (a caller may
+ * change its credentials between two calls), with one pread(2): the
+ * kernel formats the whole file at each read from offset 0 whatever its
+ * size, and its 1.5 KiB fit the buffer unless the thread has very many
+ * groups.
+ * The descriptor may be kept (status_fd) for the thread's next calls: it
+ * names the thread, not its tid (the proc inode holds the thread's
+ * struct pid), so a read through it is of that thread's credentials as
+ * they are at the read, or fails (ESRCH) once the thread is gone, and its
+ * tid may be another's: then the file is opened anew by its tid. */
+int sc_identity_read(pid_t tid, int *status_fd, struct sc_identity *id)
+{
+	char path[64], buf[4096], *line, *nl;
+	ssize_t n = -1;
+	int got = 0, err = 0, fd = status_fd ? *status_fd : -1;
+
+	memset(id, 0, sizeof *id);
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)tid);
+	if (fd >= 0 && (n = pread(fd, buf, sizeof buf, 0)) < 0) {
+		close(fd);
+		fd = *status_fd = -1;
+	}
+	if (fd < 0) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return errno;
+		n = pread(fd, buf, sizeof buf, 0);
+		if (status_fd && n >= 0)
+			*status_fd = fd;
+		else
+			close(fd);
+	}
+	err = n < 0 ? errno : 0;
+	if (n == (ssize_t)sizeof buf)
+		err = status_by_lines(path, id, &got);
+	else if (n >= 0) {
+		buf[n] = 0;
+		for (line = buf; *line; line = nl + 1) {
+			if ((nl = strchr(line, '\n')) == NULL)
+				nl = line + strlen(line) - 1; /* the last, cut short */
+			else
+				*nl = 0;
+			got |= status_line(line, id);
+		}
+	}
 	if (!err && got != 0x3f)
 		err = ESRCH; /* a thread gone half way through */
 	if (err) {

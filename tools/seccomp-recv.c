@@ -64,6 +64,7 @@ static void raise_nofile_limit(void)
 int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *policy)
 {
 	struct seccomp_notif_sizes sizes;
+	struct rlimit lim;
 	int err;
 
 	memset(s, 0, sizeof *s);
@@ -76,10 +77,16 @@ int sc_server_init(struct sc_server *s, int listener, const struct sc_policy *po
 		      sizes.seccomp_notif : sizeof(struct seccomp_notif);
 	s->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp) ?
 		       sizes.seccomp_notif_resp : sizeof(struct seccomp_notif_resp);
-	if ((err = sc_identity_read((pid_t)syscall(SYS_gettid), &s->self)) != 0)
+	if ((err = sc_identity_read((pid_t)syscall(SYS_gettid), NULL, &s->self)) != 0)
 		return err;
 	raise_fsize_limit();
 	raise_nofile_limit();
+	/* Our hard limit is no caller's: it changes only by a setrlimit of
+	 * ours (none after this) or another root process's prlimit(2) on
+	 * us, so it is read once, not per call. */
+	s->fsize_max = UINT64_MAX;
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_max != RLIM_INFINITY)
+		s->fsize_max = lim.rlim_max;
 	return 0;
 }
 

@@ -19,9 +19,9 @@
 
 #include "seccomp-serve.h"
 
-void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r)
+void sc_rules_read(pid_t pid, const struct sc_call *c, uint64_t fsize_max, struct sc_rules *r)
 {
-	struct rlimit theirs, ours;
+	struct rlimit theirs;
 
 	r->largefile = c->largefile;
 	r->fsize = UINT64_MAX;
@@ -29,10 +29,11 @@ void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r)
 	if (prlimit(pid, RLIMIT_FSIZE, NULL, &theirs) == 0 && theirs.rlim_cur != RLIM_INFINITY)
 		r->fsize = theirs.rlim_cur;
 	/* Above our hard limit only if the caller had the privilege to
-	 * raise it: then ours is as far as we go. */
-	if (getrlimit(RLIMIT_FSIZE, &ours) == 0 && ours.rlim_max != RLIM_INFINITY &&
-	    r->fsize > ours.rlim_max)
-		r->fsize = ours.rlim_max;
+	 * raise it: then ours is as far as we go.  Ours is read once, at
+	 * start (sc_server_init): it is nobody's identity, and the
+	 * supervisor never changes it. */
+	if (r->fsize > fsize_max)
+		r->fsize = fsize_max;
 }
 
 /* The kernel's fallocate checks RLIMIT_FSIZE where it makes the file

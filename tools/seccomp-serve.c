@@ -87,6 +87,67 @@ static int open_pidfd(pid_t tid, int *thread, pid_t *tgid)
 	return (int)syscall(SYS_pidfd_open, (pid_t)group, 0);
 }
 
+/* What a worker keeps of the threads it served lately, for their next
+ * calls: the pidfd of the thread and the descriptor of its
+ * /proc/TID/status, which cost a third of a call to open anew each time
+ * (pidfd_open, open and two closes).  Never anything of the thread's
+ * identity: both name the thread itself, not its tid (a struct pid), and
+ * its credentials are read through them at every call.  Once the thread is
+ * gone, pidfd_getfd and the read through them fail with ESRCH, and its
+ * tid, maybe another thread's now, is looked up anew: a live thread is
+ * the only one its struct pid can name.  Only a pidfd of the thread itself
+ * (PIDFD_THREAD, Linux 6.9) is kept: a thread group's, taken before, would
+ * name the group of whichever thread had the tid first.  Per worker (a
+ * worker serves one call at a time), so no caller waits for another's
+ * lookup; closed when the worker ends. */
+#define KEPT 8
+
+struct kept {
+	pid_t tid;      /* 0: a free slot */
+	int pidfd;      /* a pidfd of the thread (PIDFD_THREAD) */
+	int status_fd;  /* its /proc/TID/status, or -1 */
+	unsigned long used;
+};
+
+static __thread struct kept kept[KEPT];
+static __thread unsigned long kept_clock;
+
+static void kept_drop(struct kept *k)
+{
+	if (k->pidfd >= 0)
+		close(k->pidfd);
+	if (k->status_fd >= 0)
+		close(k->status_fd);
+	k->tid = 0;
+}
+
+void sc_serve_thread_end(void)
+{
+	int i;
+
+	for (i = 0; i < KEPT; i++)
+		if (kept[i].tid)
+			kept_drop(&kept[i]);
+}
+
+/* The slot of tid, or NULL; *slot: where to keep it if not there. */
+static struct kept *kept_find(pid_t tid, struct kept **slot)
+{
+	struct kept *oldest = &kept[0];
+	int i;
+
+	for (i = 0; i < KEPT; i++) {
+		if (kept[i].tid == tid) {
+			kept[i].used = ++kept_clock;
+			return &kept[i];
+		}
+		if (!kept[i].tid ? oldest->tid != 0 : oldest->tid != 0 && kept[i].used < oldest->used)
+			oldest = &kept[i];
+	}
+	*slot = oldest;
+	return NULL;
+}
+
 /* Where the kernel's fallocate refuses to grow a file past RLIMIT_FSIZE,
  * inode_newsize_ok sends SIGXFSZ to the calling thread before its EFBIG:
  * so does the supervisor, before answering, to the caller's thread and no
@@ -249,7 +310,7 @@ static void warn_once(const char *why)
  * engine.  Where its identity cannot be ours for the call, nothing is
  * done for it: its own call runs in the kernel, with its own identity. */
 static struct outcome serve_as_caller(const struct sc_server *s, int fd, const struct sc_call *c,
-				      pid_t tid, uint64_t id, int *gone, uint32_t *flags)
+				      pid_t tid, int *status_fd, uint64_t id, int *gone, uint32_t *flags)
 {
 	struct outcome o = { 0, "kernel (not served: the caller's identity could not be taken on)", 0 };
 	struct sc_identity caller;
@@ -257,8 +318,8 @@ static struct outcome serve_as_caller(const struct sc_server *s, int fd, const s
 	const char *why = NULL;
 	int taken, err;
 
-	err = sc_identity_read(tid, &caller);
-	sc_rules_read(tid, c, &rules);
+	err = sc_identity_read(tid, status_fd, &caller);
+	sc_rules_read(tid, c, s->fsize_max, &rules);
 	/* Still pending: tid was the caller's while we read. */
 	if (!still_valid(s->listener, id)) {
 		if (!err)
@@ -294,8 +355,9 @@ int sc_serve(const struct sc_server *s, void *buf)
 	struct outcome o = { 0, "kernel (the caller's own call)", 0 };
 	struct sc_call c;
 	const char *unsignalled = NULL;
-	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd;
-	pid_t tgid;
+	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd = 0, status_fd = -1;
+	struct kept *k, *slot = NULL;
+	pid_t tgid, tid = (pid_t)req->pid;
 	uint32_t flags = 0;
 
 	if (sc_decode(&req->data, &c) != 0) {
@@ -303,12 +365,31 @@ int sc_serve(const struct sc_server *s, void *buf)
 		answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		return 0;
 	}
-	pidfd = open_pidfd((pid_t)req->pid, &thread_pidfd, &tgid);
-	/* After the pidfd is open, a valid notification proves the pid was
-	 * not reused: the caller is still waiting for us. */
-	if (!still_valid(s->listener, req->id))
-		goto gone;
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
+	/* Twice at most: a kept pidfd whose thread is gone is dropped, and
+	 * the tid looked up anew. */
+	for (k = kept_find(tid, &slot);; k = NULL) {
+		if (k) {
+			pidfd = k->pidfd;
+			status_fd = k->status_fd;
+			thread_pidfd = 1;
+			tgid = tid; /* unused with a thread's pidfd */
+		} else
+			pidfd = open_pidfd(tid, &thread_pidfd, &tgid);
+		/* After the pidfd is open, a valid notification proves the
+		 * pid was not reused: the caller is still waiting for us.  (A
+		 * kept pidfd may name a thread gone since: then pidfd_getfd
+		 * says ESRCH.) */
+		if (!still_valid(s->listener, req->id))
+			goto gone;
+		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, c.fd, 0);
+		if (fd >= 0 || !k || errno != ESRCH)
+			break;
+		/* The thread kept under this tid is gone: the caller is
+		 * another one with its tid. */
+		kept_drop(k);
+		slot = k;
+		pidfd = status_fd = -1;
+	}
 	if (fd < 0 && pidfd >= 0 && errno == EBADF) {
 		o.err = EBADF; /* the kernel's answer for a descriptor not open */
 		o.path = "no such descriptor";
@@ -319,7 +400,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 		flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		o.path = "descriptor not taken, the kernel's own call";
 	} else {
-		o = serve_as_caller(s, fd, &c, (pid_t)req->pid, req->id, &gone, &flags);
+		o = serve_as_caller(s, fd, &c, tid, &status_fd, req->id, &gone, &flags);
 		if (gone > 0)
 			goto gone;
 	}
@@ -338,7 +419,20 @@ gone:
 out:
 	if (fd >= 0)
 		close(fd);
-	if (pidfd >= 0)
-		close(pidfd);
+	if (k) {
+		k->status_fd = status_fd; /* maybe opened anew */
+	} else if (pidfd >= 0 && thread_pidfd && !gone && slot) {
+		if (slot->tid)
+			kept_drop(slot);
+		slot->tid = tid;
+		slot->pidfd = pidfd;
+		slot->status_fd = status_fd;
+		slot->used = ++kept_clock;
+	} else {
+		if (pidfd >= 0)
+			close(pidfd);
+		if (status_fd >= 0)
+			close(status_fd);
+	}
 	return gone < 0 ? -1 : 0;
 }

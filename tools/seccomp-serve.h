@@ -43,6 +43,7 @@ struct sc_server {
 	struct sc_policy policy;
 	size_t req_size, resp_size; /* as the kernel says (SECCOMP_GET_NOTIF_SIZES) */
 	struct sc_identity self;    /* the supervisor's, given back after each call */
+	uint64_t fsize_max;         /* our RLIMIT_FSIZE hard limit, read at start (UINT64_MAX: none) */
 };
 
 /* seccomp-recv.c: the signals the receiving thread reads (SIGCHLD and
@@ -68,10 +69,15 @@ void sc_workers_finish(int ms);
  * 0, or -1 when the calling thread could not take back its own identity
  * and must serve no more. */
 int sc_serve(const struct sc_server *s, void *req);
+/* Closes what the calling worker kept of the threads it served (their
+ * pidfds and status files), before it ends. */
+void sc_serve_thread_end(void);
 
 /* seccomp-identity.c */
-/* Reads the credentials of thread tid (/proc); 0 or an error number. */
-int sc_identity_read(pid_t tid, struct sc_identity *id);
+/* Reads the credentials of thread tid (/proc); 0 or an error number.
+ * status_fd (or NULL): a descriptor of its /proc/TID/status kept from an
+ * earlier call, or -1; the one read is left there, the caller's to close. */
+int sc_identity_read(pid_t tid, int *status_fd, struct sc_identity *id);
 void sc_identity_free(struct sc_identity *id);
 /* Makes the calling thread, and no other, act as caller: 0, or -1 with
  * *why saying what stands in the way (nothing is changed then). */
@@ -86,7 +92,8 @@ struct sc_rules {
 	int largefile;      /* the status flag its descriptor needs past 2 GiB */
 	uint64_t fsize;     /* its RLIMIT_FSIZE soft limit (UINT64_MAX: none) */
 };
-void sc_rules_read(pid_t pid, const struct sc_call *c, struct sc_rules *r);
+/* fsize_max: the supervisor's own RLIMIT_FSIZE hard limit (UINT64_MAX: none). */
+void sc_rules_read(pid_t pid, const struct sc_call *c, uint64_t fsize_max, struct sc_rules *r);
 /* The refusal the kernel would make, for the caller, of a call that the
  * supervisor's own limits would let through (RLIMIT_FSIZE for a call
  * growing the file), before anything is written: 0 or EFBIG. */

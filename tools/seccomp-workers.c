@@ -104,6 +104,7 @@ static void *worker_main(void *arg)
 			if (serve_one(st.s, req) != 0)
 				break;
 		}
+	sc_serve_thread_end();
 	pthread_mutex_lock(&lock);
 	n_workers--;
 	pthread_cond_broadcast(&idle);
