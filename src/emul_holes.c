@@ -35,7 +35,13 @@ static int seek_reliable(struct emul_job *j)
 	int64_t whole_blocks = t->size & ~(j->block - 1);
 	int64_t hole;
 
-	if (!emul_local_fs(j->fs_type) || emul_private_fd(j) < 0)
+	/* Not xfs: on Debian 12's kernel (6.1), SEEK_DATA on a reflinked file
+	 * whose copy-on-write fork has a preallocation (overwriting a shared
+	 * block makes one) skips shared data beside it, and zeros written into
+	 * that "hole" destroyed it (tests/realfs-fiemap.sh, reflink case, under
+	 * tests/vm).  xfs's FIEMAP misses the fork's unsynced data instead, so
+	 * neither map is whole there: xfs is read back, which sees both. */
+	if (!emul_local_fs(j->fs_type) || j->fs_type == FS_XFS || emul_private_fd(j) < 0)
 		return 0;
 	/* The ext2 driver (and any other that answers SEEK_HOLE generically)
 	 * calls the whole file data.  A file with fewer blocks than its size

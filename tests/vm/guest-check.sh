@@ -4,6 +4,11 @@
 # given as arguments, on this kernel, with their logs on our output.
 set -u
 echo "# guest kernel: $(uname -r), $(nproc) CPUs"
+# What the host's kernel has built in or loaded when its make check runs
+# (losetup -f finds no /dev/loop-control before loop is loaded).
+for m in loop ext4 xfs btrfs fuse overlay; do
+	modprobe "$m" || echo "# modprobe $m failed"
+done
 # On ext4, as the host's make check runs (vm.sh -d gives /dev/vda): the
 # overlay over 9p that is the guest's root is no filesystem users have.
 scratch=/tmp
