@@ -587,7 +587,9 @@ static void usage(int status)
 	       "                   reading the file back\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
 	       "  --dsync          new: open the file O_DSYNC\n"
-	       "  --only SIDE      run one side only (ours, glibc), e.g. under strace -c\n"
+	       "  --only SIDE,...  run these sides only (ours, glibc, keep, dd, pwrite,\n"
+	       "                   baseline), e.g. ours under strace -c, or ours,dd where\n"
+	       "                   glibc takes minutes a round\n"
 	       "  --id ID          first column of the output (default: the scenario)\n"
 	       "  --verbose        each timed round's time on stderr\n"
 	       "Prints CSV: id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,\n"
@@ -650,6 +652,25 @@ static void parse_args(int argc, char **argv, struct config *c)
 		c->id = c->scenario;
 }
 
+/* Whether --only names this side (no --only: every side). */
+static int wanted_side(const struct config *c, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = c->only;
+
+	if (!p)
+		return 1;
+	while (*p) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
+			return 1;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
 static void *idle_thread(void *arg)
 {
 	return arg;
@@ -684,27 +705,27 @@ int main(int argc, char **argv)
 		die("%s: %s", c.lib, dlerror());
 
 	memset(sides, 0, sizeof sides);
-	if (!c.only || !strcmp(c.only, "ours"))
+	if (wanted_side(&c, "ours"))
 		sides[nsides++] = (struct side){ .name = "ours", .kind = SIDE_OURS,
 						 .pf = resolve(ours, c.lib) };
-	if (!c.only || !strcmp(c.only, "glibc"))
+	if (wanted_side(&c, "glibc"))
 		sides[nsides++] = (struct side){ .name = "glibc", .kind = SIDE_GLIBC,
 						 .pf = resolve(libc, "libc.so.6") };
-	if (c.with_keep && !c.only) {
+	if (c.with_keep && wanted_side(&c, "keep")) {
 		*(void **)&lfa_allocate_fn = dlsym(ours, "lfa_allocate");
 		if (!lfa_allocate_fn)
 			die("%s: no lfa_allocate: %s", c.lib, dlerror());
 		sides[nsides++] = (struct side){ .name = "keep", .kind = SIDE_OURS,
 						 .pf = keep_cache_pf };
 	}
-	if (c.with_dd && !c.only)
+	if (c.with_dd && wanted_side(&c, "dd"))
 		sides[nsides++] = (struct side){ .name = "dd", .kind = SIDE_DD };
-	if (c.with_pwrite && !c.only)
+	if (c.with_pwrite && wanted_side(&c, "pwrite"))
 		sides[nsides++] = (struct side){ .name = "pwrite", .kind = SIDE_PWRITE };
-	if (round == rss_round && !c.only)
+	if (round == rss_round && wanted_side(&c, "baseline"))
 		sides[nsides++] = (struct side){ .name = "baseline", .kind = SIDE_NONE };
 	if (!nsides)
-		die("--only takes ours or glibc");
+		die("--only names no side this run has (ours, glibc, keep, dd, pwrite, baseline)");
 	if (sides[0].pf == sides[nsides > 1 ? 1 : 0].pf && nsides > 1)
 		die("both sides resolved to one function: is libfallocate preloaded?");
 

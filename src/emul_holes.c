@@ -275,7 +275,8 @@ static int is_zero(const unsigned char *p, size_t n)
  * page that held the end of file keeps zeros past that end after another
  * client appended there, and they would be taken for a hole.  They are
  * dropped first (writeback is started for any dirty one, which is kept),
- * so that the read asks the server. */
+ * so that the read asks the server.  This is the one drop on these
+ * filesystems: the appends leave their pages (emul_append). */
 static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 {
 	ssize_t r;

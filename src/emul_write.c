@@ -416,20 +416,21 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		err = errno;
 		return err == EINTR ? interrupted(j) : err;
 	}
+	/* Through the O_APPEND descriptor, this client copied the zeros into
+	 * its page cache at its own idea of the end (its kernel's, which a
+	 * stale size can have put below the server's), and still holds the
+	 * page that ended there: the server may have put another client's
+	 * bytes under both.  Those pages stay, no drop after each append
+	 * (one fadvise per 4 MiB, issue 31): the engine takes bytes for zeros
+	 * only from the read-back (read_back in emul_holes.c; the size looks
+	 * read no page), which on these same filesystems drops the pages it
+	 * is about to read right before reading them, later than a drop here
+	 * would and with nothing cached in between; and a run read before a
+	 * write is read again before it is written (emul_wrote ends what is
+	 * fresh).  So a stale page never makes another client's bytes pass
+	 * for zeros to be written over. */
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
-	if (shared >= 0) {
-		/* This client copied the zeros into its page cache at its own
-		 * idea of the end (its kernel's, which a client's stale size
-		 * can have moved below ours), and still holds the page that
-		 * ended there: the server may have put another client's bytes
-		 * under both.  A read back from that cache would show zeros
-		 * where they are data, and zeros would be written over them:
-		 * the range's pages are dropped, so the next read asks the
-		 * server. */
-		j->rep->syscalls++;
-		(void)posix_fadvise64(shared, j->offset & ~(int64_t)4095, 0, POSIX_FADV_DONTNEED);
-	}
 	j->known_size += w; /* at least: they landed at or after it */
 	return 0;
 }

@@ -88,3 +88,7 @@ realfs-busy: tests/realfs-check$(EXEEXT) tests/realfs-check-public$(EXEEXT) test
 # of GlusterFS (replica 2 on ext3 bricks) and of sshfs (root).
 TESTS += tests/two-clients.sh
 EXTRA_DIST += tests/two-clients.sh tests/gluster-lib.sh
+
+# A new 64 MiB file on GlusterFS: 16 writes, no fadvise64 (issue 31; root).
+TESTS += tests/gluster-syscalls.sh
+EXTRA_DIST += tests/gluster-syscalls.sh
