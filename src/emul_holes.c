@@ -191,6 +191,7 @@ void emul_release_map(struct emul_job *j)
 void emul_wrote(struct emul_job *j)
 {
 	j->fresh_pos = j->fresh_end = 0;
+	j->plan_fresh = 0;
 }
 
 static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
@@ -252,6 +253,7 @@ static int look_ahead(struct emul_job *j, int64_t pos, int64_t limit)
 	}
 	j->plan_from = pos;
 	j->plan_to = limit;
+	j->plan_fresh = 1;
 	if (l.map.fm_mapped_extents == FIEMAP_EXTENTS &&
 	    !(l.extent[FIEMAP_EXTENTS - 1].fe_flags & FIEMAP_EXTENT_LAST)) {
 		if (!j->plan_count)
@@ -292,9 +294,10 @@ static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_
 		return 0;
 	}
 	data = i < j->plan_count ? emul_min(j->plan[i].a, known) : known;
-	if ((err = look_extents(j, &v.map, sizeof v, hole, data, 1)) != 0)
+	/* A plan taken since the last write is that look already. */
+	if (!j->plan_fresh && (err = look_extents(j, &v.map, sizeof v, hole, data, 1)) != 0)
 		return err;
-	if (v.map.fm_mapped_extents == 0) {
+	if (j->plan_fresh || v.map.fm_mapped_extents == 0) {
 		*a = hole;
 		*b = hole + emul_min(data - hole, WRITE_CHUNK);
 		return 0;

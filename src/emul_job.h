@@ -66,6 +66,7 @@ struct emul_job {
 	 * before its write.  plan_to == 0: no plan. */
 	int64_t plan_from, plan_to;
 	int plan_count;
+	int plan_fresh;         /* taken after the last write: a look for its first hole */
 	struct emul_extent {
 		int64_t a, b;
 	} plan[EMUL_PLAN_EXTENTS];
