@@ -256,8 +256,10 @@ static int look_ahead(struct emul_job *j, int64_t pos, int64_t limit)
 	j->plan_fresh = 1;
 	if (l.map.fm_mapped_extents == FIEMAP_EXTENTS &&
 	    !(l.extent[FIEMAP_EXTENTS - 1].fe_flags & FIEMAP_EXTENT_LAST)) {
-		if (!j->plan_count)
+		if (!j->plan_count) {
+			j->plan_to = 0;
 			return EIO; /* no progress: SEEK_DATA or read-back decides */
+		}
 		j->plan_to = emul_min(j->plan[j->plan_count - 1].b, limit);
 	}
 	return 0;
