@@ -2,7 +2,10 @@
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
 /* lfa-bench: times posix_fallocate from libfallocate and from the C library
  * side by side, in one process, alternating the two, and prints one CSV row
- * per side (see bench/README.md).
+ * per side (see bench/README.md).  With --previous, another build of the
+ * library (a release: make bench builds 0.2.0) is a third side, opened
+ * RTLD_LOCAL from its own path like ours: two copies of the library, each
+ * bound to its own code and settings.
  *
  * Both functions are looked up at run time: glibc's in the already loaded
  * libc.so.6, ours in the built libfallocate.so.N opened RTLD_LOCAL, so
@@ -42,7 +45,7 @@
 
 typedef int (*pf_fn)(int fd, off64_t offset, off64_t len);
 
-enum side_kind { SIDE_OURS, SIDE_GLIBC, SIDE_DD, SIDE_NONE, SIDE_PWRITE };
+enum side_kind { SIDE_OURS, SIDE_GLIBC, SIDE_DD, SIDE_NONE, SIDE_PWRITE, SIDE_PREVIOUS };
 
 struct side {
 	const char *name;
@@ -56,7 +59,7 @@ struct side {
 };
 
 struct config {
-	const char *lib, *dir, *fs, *scenario, *only, *id;
+	const char *lib, *dir, *fs, *scenario, *only, *id, *previous;
 	int64_t size, chunk;
 	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite, threaded, with_keep;
 };
@@ -174,7 +177,11 @@ static void write_data(int fd, int64_t off, int64_t len)
 {
 	static char buf[MIB];
 
-	memset(buf, 'x', sizeof buf); /* non-zero: glibc's probe skips such blocks */
+	/* Non-zero: glibc's probe skips such blocks.  Filled once: scenario
+	 * 12 writes 100,000 pieces of 1 KiB, and a MiB set for each took
+	 * half a minute of CPU a round. */
+	if (!buf[0])
+		memset(buf, 'x', sizeof buf);
 	while (len > 0) {
 		size_t n = (size_t)(len < MIB ? len : MIB);
 		ssize_t w = pwrite64(fd, buf, n, off);
@@ -579,6 +586,8 @@ static void usage(int status)
 	       "  --chunk N        sparse: size of each data and hole chunk; extend: of each\n"
 	       "                   step (default 1M)\n"
 	       "  --pwrite         extend: a third side, a bare pwrite of each step's zeros\n"
+	       "  --previous LIB   a third side, previous: posix_fallocate of another build\n"
+	       "                   of the library (an older release), opened like ours\n"
 	       "  --keep           a third side, keep: ours with LFA_KEEP_CACHE, as\n"
 	       "                   LIBFALLOCATE_CACHE=keep (no page-cache window)\n"
 	       "  --threaded       start a thread first (and join it), as most programs that\n"
@@ -587,9 +596,9 @@ static void usage(int status)
 	       "                   reading the file back\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
 	       "  --dsync          new: open the file O_DSYNC\n"
-	       "  --only SIDE,...  run these sides only (ours, glibc, keep, dd, pwrite,\n"
-	       "                   baseline), e.g. ours under strace -c, or ours,dd where\n"
-	       "                   glibc takes minutes a round\n"
+	       "  --only SIDE,...  run these sides only (ours, glibc, previous, keep, dd,\n"
+	       "                   pwrite, baseline), e.g. ours under strace -c, or\n"
+	       "                   ours,dd where glibc takes minutes a round\n"
 	       "  --id ID          first column of the output (default: the scenario)\n"
 	       "  --verbose        each timed round's time on stderr\n"
 	       "Prints CSV: id,scenario,fs,side,bytes,unit,median_s,min_s,max_s,reps,\n"
@@ -610,6 +619,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
 		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
 		{ "threaded", no_argument, 0, 'T' },    { "keep", no_argument, 0, 'K' },
+		{ "previous", required_argument, 0, 'p' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -638,6 +648,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'P': c->with_pwrite = 1; break;
 		case 'T': c->threaded = 1; break;
 		case 'K': c->with_keep = 1; break;
+		case 'p': c->previous = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -678,7 +689,7 @@ static void *idle_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct side sides[5];
+	struct side sides[6];
 	struct config c;
 	round_fn round;
 	void *ours, *libc;
@@ -711,6 +722,16 @@ int main(int argc, char **argv)
 	if (wanted_side(&c, "glibc"))
 		sides[nsides++] = (struct side){ .name = "glibc", .kind = SIDE_GLIBC,
 						 .pf = resolve(libc, "libc.so.6") };
+	if (c.previous && wanted_side(&c, "previous")) {
+		void *prev = dlopen(c.previous, RTLD_NOW | RTLD_LOCAL);
+
+		if (!prev)
+			die("%s: %s", c.previous, dlerror());
+		if (prev == ours)
+			die("--previous %s is the library of --lib", c.previous);
+		sides[nsides++] = (struct side){ .name = "previous", .kind = SIDE_PREVIOUS,
+						 .pf = resolve(prev, c.previous) };
+	}
 	if (c.with_keep && wanted_side(&c, "keep")) {
 		*(void **)&lfa_allocate_fn = dlsym(ours, "lfa_allocate");
 		if (!lfa_allocate_fn)
@@ -725,7 +746,7 @@ int main(int argc, char **argv)
 	if (round == rss_round && wanted_side(&c, "baseline"))
 		sides[nsides++] = (struct side){ .name = "baseline", .kind = SIDE_NONE };
 	if (!nsides)
-		die("--only names no side this run has (ours, glibc, keep, dd, pwrite, baseline)");
+		die("--only names no side this run has (ours, glibc, previous, keep, dd, pwrite, baseline)");
 	if (sides[0].pf == sides[nsides > 1 ? 1 : 0].pf && nsides > 1)
 		die("both sides resolved to one function: is libfallocate preloaded?");
 

@@ -6,7 +6,11 @@
 set -euo pipefail
 dir=$1
 [ -s "$dir/machine.txt" ] && echo "machine: $(cat "$dir/machine.txt")"
-awk -F, -v dat="$dir/ratios.dat" '
+# The release each row stands beside (bench/run.sh, BENCH_PREVIOUS): its
+# side is "previous" in the CSV, its name in previous.txt.
+prev=""
+[ -s "$dir/previous.txt" ] && prev=$(cat "$dir/previous.txt")
+awk -F, -v dat="$dir/ratios.dat" -v prevname="$prev" '
 function human(s) {
 	if (s < 1e-3) return sprintf("%.2f us", s * 1e6)
 	if (s < 1) return sprintf("%.1f ms", s * 1e3)
@@ -34,6 +38,24 @@ function target_num(id, n) { return id ~ /dsync/ ? 5 : n == 8 ? 2 : n }
 # bimodal (bench/README.md), so the minimum is shown beside the median.
 # Scenario 10 too: issue 18 states its figures as minimum and median.
 function page_cache(id) { return id ~ /new|sparse|dsync|extend|fragmented/ }
+# One line of the table; P and PR (the previous release: time and ratio)
+# only where a previous release was measured.
+function row(a, b, c, d, e, P, PR, f, g, h, i, j, k) {
+	if (prevname == "")
+		printf fmt, a, b, c, d, e, f, g, h, i, j, k
+	else
+		printf fmtp, a, b, c, d, e, P, PR, f, g, h, i, j, k
+}
+# The previous release beside ours for the key: its median (spread) and the
+# paired ratio (its time / ours in the same round, >1: ours is faster).
+function prevcol(key, per,   p) {
+	p = key SUBSEP "previous"
+	return (p in med) ? human(med[p]) per " (" spread(p) ")" : "-"
+}
+function prevratio(key,   p) {
+	p = key SUBSEP "previous"
+	return (p in med) ? sprintf("%.2f", paired[p]) : "-"
+}
 NR == 1 { next }
 {
 	key = $1 SUBSEP $3
@@ -45,12 +67,16 @@ NR == 1 { next }
 }
 END {
 	fmt = "%-10s %-12s %5s  %-20s %-20s %-9s %-7s %-10s %-5s %-30s %s\n"
-	printf fmt, "scenario", "fs", "size", "ours median (spread)", "glibc median (spread)", \
-		"ratio", "medians", "target", "", "minimum ours / glibc (mins)", \
-		"syscalls ours / glibc (ours per GiB)"
-	printf fmt, "--------", "--", "----", "--------------------", "---------------------", \
+	fmtp = "%-10s %-12s %5s  %-20s %-20s %-20s %-8s %-9s %-7s %-10s %-5s %-30s %s\n"
+	pn = prevname " median (spread)"; pr = "vs " prevname
+	row("scenario", "fs", "size", "ours median (spread)", "glibc median (spread)", pn, pr, \
+		"ratio", "medians", "target", "", "minimum ours / glibc (mins)" \
+		(prevname == "" ? "" : " / " prevname " (mins)"), \
+		"syscalls ours / glibc" (prevname == "" ? "" : " / " prevname) " (ours per GiB)")
+	row("--------", "--", "----", "--------------------", "---------------------", \
+		"--------------------", "-------", \
 		"-----", "-------", "------", "", "------------------------------", \
-		"-------------------------------------"
+		"-------------------------------------")
 	misses = 0
 	printf "" > dat
 	for (k = 1; k <= n; k++) {
@@ -60,45 +86,55 @@ END {
 		if (id[key] ~ /rss/) {
 			b = key SUBSEP "baseline"
 			r = rss[o] > 0 ? rss[g] / rss[o] : 0
-			printf fmt, id[key], fs[key], sizename(bytes[key]), \
+			pv = key SUBSEP "previous"
+			row(id[key], fs[key], sizename(bytes[key]), \
 				sprintf("%d KiB peak RSS", rss[o]), sprintf("%d KiB peak RSS", rss[g]), \
+				(pv in rss) ? sprintf("%d KiB peak RSS", rss[pv]) : "-", \
+				(pv in rss) && rss[o] > 0 ? sprintf("%.2f", rss[pv] / rss[o]) : "-", \
 				sprintf("%.2f", r), "", "-", "-", "-", \
-				sprintf("(a child that allocates nothing: %d KiB)", rss[b])
-			printf fmt, "", "  exact", "", sprintf("%d KiB RSS after", rssnow[o]), \
+				sprintf("(a child that allocates nothing: %d KiB)", rss[b]))
+			row("", "  exact", "", sprintf("%d KiB RSS after", rssnow[o]), \
 				sprintf("%d KiB RSS after", rssnow[g]), \
+				(pv in rssnow) ? sprintf("%d KiB RSS after", rssnow[pv]) : "-", \
+				(pv in rssnow) && rssnow[o] > 0 ? sprintf("%.2f", rssnow[pv] / rssnow[o]) : "-", \
 				sprintf("%.2f", rssnow[o] > 0 ? rssnow[g] / rssnow[o] : 0), "", "-", "-", "-", \
-				sprintf("(smaps_rollup; nothing: %d KiB)", rssnow[b])
+				sprintf("(smaps_rollup; nothing: %d KiB)", rssnow[b]))
 			printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, 0, 2 >> dat
 			continue
 		}
 		r = paired[g]; rm = med[o] > 0 ? med[g] / med[o] : 0
 		num = target_num(id[key], num)
 		v = verdict(num, r)
-		mins = "-"
-		if (page_cache(id[key]) && min[o] > 0)
+		mins = "-"; pv = key SUBSEP "previous"
+		if (page_cache(id[key]) && min[o] > 0) {
 			mins = human(min[o]) " / " human(min[g]) sprintf(" (%.2f)", min[g] / min[o])
+			if (prevname != "" && (pv in min))
+				mins = mins " / " human(min[pv]) " " prevname sprintf(" (%.2f)", min[pv] / min[o])
+		}
+		psc = prevname != "" && (pv in sc) ? " / " (sc[pv] < 0 ? "n/a" : sc[pv]) : ""
 		pergib = (sc[o] >= 0 && per == "") ? sprintf(" (%d)", sc[o] * 2^30 / bytes[key] + 0.5) : ""
 		if (pergib != "" && num > 1 && bytes[key] >= 2^28 && sc[o] * 2^30 / bytes[key] > 1000) {
 			pergib = pergib " MISS >1000"; misses++
 		}
-		printf fmt, id[key], fs[key], sizename(bytes[key]), \
+		row(id[key], fs[key], sizename(bytes[key]), \
 			human(med[o]) per " (" spread(o) ")", human(med[g]) per " (" spread(g) ")", \
+			prevcol(key, per), prevratio(key), \
 			sprintf("%.2f", r), sprintf("%.2f", rm), target_text(num), v, mins, \
-			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) per pergib
+			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) psc per pergib)
 		if (v == "MISS") misses++
 		printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
 		kp = key SUBSEP "keep"
 		if (kp in med)
-			printf fmt, "", "  vs keep", "", "", human(med[kp]) per " (" spread(kp) ") keep", \
+			row("", "  vs keep", "", "", human(med[kp]) per " (" spread(kp) ") keep", "", "", \
 				sprintf("%.2f", paired[kp]), sprintf("%.2f", med[o] > 0 ? med[kp] / med[o] : 0), \
 				"-", "-", \
 				(min[o] > 0 ? human(min[o]) " / " human(min[kp]) " keep" sprintf(" (%.2f)", min[kp] / min[o]) : "-"), \
-				(sc[kp] < 0 ? "n/a" : sc[kp]) " (ours, LIBFALLOCATE_CACHE=keep)"
+				(sc[kp] < 0 ? "n/a" : sc[kp]) " (ours, LIBFALLOCATE_CACHE=keep)")
 		w = key SUBSEP "pwrite"
 		if (w in med)
-			printf fmt, "", "  vs pwrite", "", "", human(med[w]) per " (" spread(w) ") pwrite", \
+			row("", "  vs pwrite", "", "", human(med[w]) per " (" spread(w) ") pwrite", "", "", \
 				sprintf("%.2f", paired[w]), sprintf("%.2f", med[o] > 0 ? med[w] / med[o] : 0), \
-				"-", "-", "-", (sc[w] < 0 ? "n/a" : sc[w]) per " (a bare pwrite of the step)"
+				"-", "-", "-", (sc[w] < 0 ? "n/a" : sc[w]) per " (a bare pwrite of the step)")
 		if (d in med) {
 			rd = paired[d]
 			v = rd >= 1 / 1.1 ? "ok" : "MISS"
@@ -106,11 +142,11 @@ END {
 			dmins = "-"
 			if (page_cache(id[key]) && min[o] > 0)
 				dmins = human(min[o]) " / " human(min[d]) " dd" sprintf(" (%.2f)", min[d] / min[o])
-			printf fmt, "", "  vs dd", "", "", human(med[d]) " (" spread(d) ") dd", \
+			row("", "  vs dd", "", "", human(med[d]) " (" spread(d) ") dd", "", "", \
 				sprintf("%.2f", rd), sprintf("%.2f", med[o] > 0 ? med[d] / med[o] : 0), \
 				num == 2 ? ">=0.91" : "-", num == 2 ? v : "-", \
 				dmins, \
-				(sc[d] < 0 ? "n/a" : sc[d]) " (dd, its exec included)"
+				(sc[d] < 0 ? "n/a" : sc[d]) " (dd, its exec included)")
 		}
 	}
 	print ""
@@ -119,6 +155,8 @@ END {
 	print "within 1.1 of dd, so >=0.91); spread: (max-min)/median over the timed rounds;"
 	print "minimum: the fastest round of each side, for scenarios that fill the page cache"
 	print "(bimodal on this VM, see bench/README.md), mins: min(glibc or dd) / min(ours)."
+	if (prevname != "")
+		print "vs " prevname ": median over rounds of (" prevname " time / ours) in the same round, >1 means ours is faster."
 	printf "targets missed: %d\n", misses
 }' "$dir/results.csv"
 # Scenario 9 (bench/cache.py): what a large new range leaves in the page

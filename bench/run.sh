@@ -13,7 +13,9 @@
 # issue's full run is "1024 4096"), BENCH_CACHE_REPS (default 3),
 # BENCH_GLUSTER_1G_REPS (rounds of scenario 11's 1 GiB row, default 1),
 # BENCH_CACHE_SIDES (bench/cache.py --sides: e.g. add ours@/path/to/an/older/
-# libfallocate.so.1 to compare engines).
+# libfallocate.so.1 to compare engines), BENCH_PREVIOUS (the release every
+# row stands beside: a libfallocate.so path, or none; default 0.2.0, built
+# once from git history and kept in $BENCH_TMPDIR/lfa-bench-0.2.0-c83cca3).
 set -euo pipefail
 : "${top_builddir:=$(pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -58,17 +60,70 @@ run() { # ID DIR FS-LABEL ARGS...: one driver run, rows appended to the CSV
 	local id=$1 dir=$2 fs=$3
 	shift 3
 	log "$id on $fs: lfa-bench $*"
-	"$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" "${verbose[@]}" "$@" >> "$csv"
+	"$bench" --lib "$LFA_LIBRARY" "${previous_args[@]}" --id "$id" --dir "$dir" --fs "$fs" \
+		"${verbose[@]}" "$@" >> "$csv"
 	sync
 }
 forced() { # the same, with the fallocate syscall failing EOPNOTSUPP for both sides
 	local id=$1 dir=$2 fs=$3
 	shift 3
 	log "$id on $fs: with-fallocate-errno EOPNOTSUPP lfa-bench $*"
-	"$forcer" EOPNOTSUPP "$bench" --lib "$LFA_LIBRARY" --id "$id" --dir "$dir" --fs "$fs" \
+	"$forcer" EOPNOTSUPP "$bench" --lib "$LFA_LIBRARY" "${previous_args[@]}" --id "$id" \
+		--dir "$dir" --fs "$fs" \
 		"${verbose[@]}" "$@" >> "$csv"
 	sync
 }
+
+# ---- the previous release, beside every row ----------------------------------
+# 0.2.0 comes from this tree's git history, built once (about a minute) and
+# kept: no network.  Taken with git archive into a scratch directory, so the
+# repository's own state (its worktree list, shared with other checkouts) is
+# never touched, and an interrupted build leaves nothing behind in it.
+previous_release=0.2.0
+previous_commit=c83cca3
+previous_name=$previous_release
+build_previous() { # sets previous to the built library, or says why not
+	local cache=${BENCH_TMPDIR:-/var/tmp}/lfa-bench-$previous_release-$previous_commit tree
+	previous=$cache/libfallocate.so.1
+	[ -e "$previous" ] && return 0
+	previous=""
+	if ! git -C "$top_srcdir" rev-parse -q --verify "$previous_commit^{commit}" > /dev/null 2>&1; then
+		echo "bench: no $previous_release (commit $previous_commit) in $top_srcdir's git history:" \
+			"rows without it (BENCH_PREVIOUS=path/to/libfallocate.so.1 gives one)" >&2
+		return 0
+	fi
+	tree=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/lfa-bench-previous.XXXXXX")
+	log "building $previous_release (commit $previous_commit) in $tree, once"
+	if git -C "$top_srcdir" archive --format=tar "$previous_commit" | tar -x -C "$tree" &&
+		(cd "$tree" && ./autogen.sh && ./configure --quiet && make -j"$(nproc)" libfallocate.la) \
+			> "$tree/build.log" 2>&1 &&
+		mkdir -p "$cache" && cp -L "$tree/.libs/libfallocate.so.1" "$cache/libfallocate.so.1.tmp" &&
+		mv "$cache/libfallocate.so.1.tmp" "$cache/libfallocate.so.1"; then
+		previous=$cache/libfallocate.so.1
+	else
+		echo "bench: building $previous_release failed (last lines of its log below):" \
+			"rows without it" >&2
+		tail -n 5 "$tree/build.log" >&2 || true
+	fi
+	rm -rf "$tree"
+}
+previous_args=()
+case ${BENCH_PREVIOUS:-} in
+none) previous="" ;;
+"") build_previous ;;
+*)
+	previous=$BENCH_PREVIOUS
+	previous_name=${BENCH_PREVIOUS_NAME:-previous}
+	[ -e "$previous" ] || { echo "bench: BENCH_PREVIOUS=$previous does not exist" >&2; exit 1; }
+	;;
+esac
+if [ -n "$previous" ]; then
+	previous_args=(--previous "$previous")
+	log "previous: $previous_name ($previous)"
+	echo "$previous_name" > "$out/previous.txt"
+else
+	rm -f "$out/previous.txt"
+fi
 
 # ---- what the machine offers ----------------------------------------------
 disk=$work/disk
@@ -268,10 +323,14 @@ cache_run() { # DIR FS-LABEL [--forcer F]
 		fi
 		log "9-cache on $fs: $mib MiB, $cache_reps rounds"
 		python3 "$top_srcdir/bench/cache.py" --lib "$LFA_LIBRARY" --dir "$dir" --fs "$fs" \
-			--size "$mib" --reps "$cache_reps" ${BENCH_CACHE_SIDES:+--sides "$BENCH_CACHE_SIDES"} \
+			--size "$mib" --reps "$cache_reps" ${cache_sides:+--sides "$cache_sides"} \
 			"${verbose[@]}" "$@" >> "$out/cache.csv"
 	done
 }
+cache_sides=${BENCH_CACHE_SIDES:-}
+if [ -z "$cache_sides" ] && [ -n "$previous" ]; then
+	cache_sides="ours,ours-keep,glibc,dd,dd-direct,dd-nocache,ours@$previous"
+fi
 if wanted 9; then
 	echo "id,scenario,fs,side,bytes,call_median_s,call_min_s,sync_median_s,sync_min_s,reps,peak_dirty_mib,peak_cache_mib,cache_left_mib" > "$out/cache.csv"
 	if ! is_root || ! command -v python3 > /dev/null; then

@@ -362,17 +362,31 @@ void emul_cache_wrote(struct emul_job *j, int64_t off, int64_t n)
 	drop_behind(j, off + n);
 }
 
+/* Whether [a, b) holds a whole page, the least POSIX_FADV_DONTNEED drops. */
+static int holds_a_page(int64_t a, int64_t b)
+{
+	int64_t page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 && ((a + page - 1) & ~(page - 1)) + page <= b;
+}
+
 /* The last pieces are sent to the disk and dropped where already written:
- * the call does not wait for them. */
+ * the call does not wait for them.  A fragmented file's last spans are left
+ * to the kernel, as each batch of them was (emul_cache_wrote), and a piece
+ * smaller than a page gets no fadvise: nothing of it could be dropped (the
+ * last 16 of 100,000 holes of 1 KiB cost a sync_file_range of 1.9 ms and 8
+ * fadvise calls here). */
 void emul_cache_finish(struct emul_job *j)
 {
 	int i;
 
 	if (!j->cache_on)
 		return;
+	if (unsent_mixed(j))
+		pass_over_unsent(j);
 	start_writeback(j);
 	for (i = 0; i < j->cache_count && j->cache_on; i++)
-		if (!j->cache_piece[i].mixed)
+		if (!j->cache_piece[i].mixed && holds_a_page(j->cache_piece[i].a, j->cache_piece[i].b))
 			drop_range(j, j->cache_piece[i].a, j->cache_piece[i].b);
 	j->cache_count = 0;
 	j->cache_on = 0;

@@ -53,16 +53,16 @@ static int seek_reliable(struct emul_job *j)
 	return hole >= 0 && hole < t->size;
 }
 
-/* Extents asked for at once: the look right before a write needs only the
- * extents from pos to the first hole and the one after it, and a file with
- * more pieces than this before it takes one more look, never the heap.
- * The kernel maps as many extents as asked for, so the look after each
- * write asks FIEMAP_FIRST_ASK, and each look that ran out before a hole
- * asks four times as many, up to FIEMAP_EXTENTS: on a fragmented ext3 file
- * (1 KiB holes between 1 KiB data blocks) asking 32 each time took twice
- * as long as asking 4. */
-#define FIEMAP_EXTENTS 32
-#define FIEMAP_FIRST_ASK 4
+/* Where the holes are is read in looks of FIEMAP_EXTENTS extents (the
+ * plan), and each hole is looked at again on its own right before its
+ * write: a look of one extent over just that hole, which on ext3 maps the
+ * hole alone.  A look from the write front, taken after each write, mapped
+ * the data before the hole and after it each time: on a fragmented file
+ * (100,000 1 KiB holes between 1 KiB data blocks on ext3) every data block
+ * was mapped four times (asking 4 extents a look), and those looks cost
+ * more than glibc's one-byte reads.  Now each extent is mapped once by the
+ * plan, each hole once more by its own look. */
+#define FIEMAP_EXTENTS EMUL_PLAN_EXTENTS
 
 /* Filesystems whose FIEMAP maps every block that holds data, delayed
  * allocations and unwritten extents included (data written and not yet
@@ -88,26 +88,33 @@ struct extent_look {
 	struct fiemap_extent extent[FIEMAP_EXTENTS];
 };
 
-/* The extents of [from, to), afresh.  EINTR and EBUSY are tried again a
- * few times; then, as for any other error, the caller falls back. */
-static int look_extents(struct emul_job *j, struct extent_look *l, int64_t from, int64_t to,
-			uint32_t ask)
+/* The look right before a write: the first extent in the hole. */
+struct hole_look {
+	struct fiemap map;
+	struct fiemap_extent extent[1];
+};
+
+/* The extents of [from, to), afresh, at most ask of them, into map, which
+ * has room for them (size bytes in all).  EINTR and EBUSY are tried again
+ * a few times; then, as for any other error, the caller falls back. */
+static int look_extents(struct emul_job *j, struct fiemap *map, size_t size, int64_t from,
+			int64_t to, uint32_t ask)
 {
 	int tries = 0, r;
 
 	do {
 		/* The extents too: valgrind (3.19) does not know that the
 		 * kernel fills them. */
-		memset(l, 0, sizeof *l);
-		l->map.fm_start = (uint64_t)from;
-		l->map.fm_length = (uint64_t)(to - from);
-		l->map.fm_extent_count = ask;
+		memset(map, 0, size);
+		map->fm_start = (uint64_t)from;
+		map->fm_length = (uint64_t)(to - from);
+		map->fm_extent_count = ask;
 		j->rep->syscalls++;
-		r = ioctl(j->fd, FS_IOC_FIEMAP, &l->map);
+		r = ioctl(j->fd, FS_IOC_FIEMAP, map);
 	} while (r < 0 && (errno == EINTR || errno == EBUSY) && ++tries <= EMUL_RETRIES);
 	if (r < 0)
 		return errno ? errno : EIO;
-	if (l->map.fm_mapped_extents > ask)
+	if (map->fm_mapped_extents > ask)
 		return EIO;
 	return 0;
 }
@@ -190,6 +197,7 @@ void emul_release_map(struct emul_job *j)
 void emul_wrote(struct emul_job *j)
 {
 	j->fresh_pos = j->fresh_end = 0;
+	j->plan_fresh = 0;
 }
 
 static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
@@ -226,35 +234,92 @@ static int next_by_seek(struct emul_job *j, int64_t pos, int64_t limit, int64_t 
 }
 
 #ifdef FS_IOC_FIEMAP
-/* One look from pos, taken right before the write it justifies: the first
- * hole at or after pos, up to the next extent, or where the extents run out
- * (no extent at all: a hole up to limit). */
-static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+/* The plan: the extents from pos, up to FIEMAP_EXTENTS of them.  What it
+ * knows ends at limit, or where its last extent ends when more may follow. */
+static int look_ahead(struct emul_job *j, int64_t pos, int64_t limit)
 {
 	struct extent_look l;
-	int64_t hole, data;
 	uint32_t i;
-	int unknown, err;
+	int err;
 
-	if (!j->fiemap_ask)
-		j->fiemap_ask = FIEMAP_FIRST_ASK;
-	if ((err = look_extents(j, &l, pos, limit, j->fiemap_ask)) != 0)
+	j->plan_to = 0;
+	if ((err = look_extents(j, &l.map, sizeof l, pos, limit, FIEMAP_EXTENTS)) != 0)
 		return err;
-	hole = first_uncovered(&l, pos, limit, &unknown);
-	j->fiemap_ask = unknown ? emul_min(j->fiemap_ask * 4, FIEMAP_EXTENTS) : FIEMAP_FIRST_ASK;
-	if (unknown || hole >= limit) {
-		*a = *b = hole; /* data up to there; the next call looks on */
+	j->plan_count = 0;
+	for (i = 0; i < l.map.fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &l.extent[i];
+		int64_t a = (int64_t)e->fe_logical, b = a + (int64_t)e->fe_length;
+
+		if (b <= pos)
+			continue;
+		j->plan[j->plan_count].a = a;
+		j->plan[j->plan_count++].b = b;
+		if (e->fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+	}
+	j->plan_from = pos;
+	j->plan_to = limit;
+	j->plan_fresh = 1;
+	if (l.map.fm_mapped_extents == FIEMAP_EXTENTS &&
+	    !(l.extent[FIEMAP_EXTENTS - 1].fe_flags & FIEMAP_EXTENT_LAST)) {
+		if (!j->plan_count) {
+			j->plan_to = 0;
+			return EIO; /* no progress: SEEK_DATA or read-back decides */
+		}
+		j->plan_to = emul_min(j->plan[j->plan_count - 1].b, limit);
+	}
+	return 0;
+}
+
+/* The next hole from pos the plan shows, looked at again right before the
+ * write it justifies: zeros go only where that look finds no extent.  An
+ * extent of any kind (unwritten, delayed, inline, shared, unknown) is
+ * allocated.  The data the plan shows is passed over as allocated: blocks
+ * become holes again only by another writer's punch or truncation, which
+ * the kernel's own fallocate racing it could have preceded as well; a write
+ * past an end cut meanwhile is caught by the check before success
+ * (emul_first_gap).  A hole the plan shows that holds data now makes the
+ * next call take a new plan. */
+static int next_by_fiemap(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
+{
+	struct hole_look v;
+	int64_t hole = pos, data, known, start;
+	int i, err;
+
+	if (!j->plan_to || pos < j->plan_from || pos >= j->plan_to)
+		if ((err = look_ahead(j, pos, limit)) != 0)
+			return err;
+	for (i = 0; i < j->plan_count; i++) {
+		if (j->plan[i].b <= hole)
+			continue;
+		if (j->plan[i].a > hole)
+			break;
+		hole = j->plan[i].b;
+	}
+	known = emul_min(j->plan_to, limit);
+	if (hole >= known) {
+		*a = *b = known; /* data up to there; the next call looks on */
 		return 0;
 	}
-	data = limit;
-	for (i = 0; i < l.map.fm_mapped_extents; i++) {
-		if ((int64_t)l.extent[i].fe_logical > hole) {
-			data = emul_min((int64_t)l.extent[i].fe_logical, limit);
-			break;
-		}
+	data = i < j->plan_count ? emul_min(j->plan[i].a, known) : known;
+	/* A plan taken since the last write is that look already. */
+	if (!j->plan_fresh && (err = look_extents(j, &v.map, sizeof v, hole, data, 1)) != 0)
+		return err;
+	if (j->plan_fresh || v.map.fm_mapped_extents == 0) {
+		*a = hole;
+		*b = hole + emul_min(data - hole, WRITE_CHUNK);
+		return 0;
 	}
-	*a = hole;
-	*b = hole + emul_min(data - hole, WRITE_CHUNK);
+	/* Another writer's data in the hole since the plan: zeros up to it,
+	 * and a new plan after. */
+	j->plan_to = 0;
+	start = (int64_t)v.extent[0].fe_logical;
+	if (start > hole) {
+		*a = hole;
+		*b = hole + emul_min(start - hole, WRITE_CHUNK);
+		return 0;
+	}
+	*a = *b = emul_min(emul_max(start + (int64_t)v.extent[0].fe_length, hole), limit);
 	return 0;
 }
 #else
@@ -393,7 +458,7 @@ static int first_gap_by_fiemap(struct emul_job *j, int64_t *gap)
 	int unknown, err;
 
 	do {
-		if ((err = look_extents(j, &l, at, j->end, FIEMAP_EXTENTS)) != 0)
+		if ((err = look_extents(j, &l.map, sizeof l, at, j->end, FIEMAP_EXTENTS)) != 0)
 			return err;
 		next = first_uncovered(&l, at, j->end, &unknown);
 		if (next <= at && unknown)
@@ -425,6 +490,7 @@ int emul_first_gap(struct emul_job *j, int64_t *gap)
 
 	j->data_at = -1;
 	j->buf_pos = j->buf_end = 0;
+	j->plan_to = 0;
 	emul_wrote(j);
 	if (!emul_copy_on_write_fs(j->fs_type) &&
 	    (j->rep->hole_map == LFA_MAP_FIEMAP ||

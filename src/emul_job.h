@@ -22,6 +22,9 @@ enum writer {
 	WRITE_APPEND,   /* appends, for append-only files: the only writes they take */
 };
 
+/* Extents one look at the file's map keeps (emul_holes.c). */
+#define EMUL_PLAN_EXTENTS 32
+
 /* Pieces of the page-cache window remembered at once (emul_cache.c). */
 #define EMUL_CACHE_PIECES 16
 
@@ -57,8 +60,16 @@ struct emul_job {
 	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
 	/* SEEK_DATA: where the last hole found ended in data */
 	int64_t data_at;
-	/* FIEMAP: extents the next look asks for (emul_holes.c) */
-	uint32_t fiemap_ask;
+	/* FIEMAP: the extents of [plan_from, plan_to) as one look found
+	 * them, oldest look's order (emul_holes.c).  They say where to look,
+	 * never what to write: each hole is looked at again on its own right
+	 * before its write.  plan_to == 0: no plan. */
+	int64_t plan_from, plan_to;
+	int plan_count;
+	int plan_fresh;         /* taken after the last write: a look for its first hole */
+	struct emul_extent {
+		int64_t a, b;
+	} plan[EMUL_PLAN_EXTENTS];
 
 	uint64_t progress_done;
 	unsigned fork_generation; /* lfa_fork_generation() when the job began */

@@ -19,4 +19,10 @@ $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario 
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 256K
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 1K --keep
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario rss --size 2M
+# A second copy of the library as the previous release (make bench builds
+# 0.2.0; CI only proves two copies load and run side by side).
+mkdir "$dir/previous"
+cp -L "$lib" "$dir/previous/libfallocate.so.1"
+$forced ./bench/lfa-bench --lib "$lib" --previous "$dir/previous/libfallocate.so.1" --dir "$dir" \
+	--fs ci --reps 1 --scenario sparse --size 2M --chunk 256K | grep -q ',previous,'
 echo "bench programs built; lfa-bench ran each scenario once (2 MiB, no timing judged)"
