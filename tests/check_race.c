@@ -2320,7 +2320,7 @@ static int fail_now(void)
  * no old byte changed, the file never got shorter and grew only with zeros,
  * and a success left the range whole.  fs_type: the filesystem fstatfs
  * names (0: the real one), which decides how holes are found: FS_FUSE by
- * reading back, FS_XFS with SEEK_DATA. */
+ * reading back, FS_F2FS with SEEK_DATA (xfs reads back). */
 static void fault_sweep(const char *fn, int err, long fs_type, int flags, int64_t offset,
 			int64_t len)
 {
@@ -2374,7 +2374,7 @@ START_TEST(failing_fstat_at_each_point)
 	fault_sweep("fstat64", EIO, 0, O_RDWR, 4 * KiB, 128 * KiB);
 	fault_sweep("fstat64", EIO, 0, O_WRONLY, 4 * KiB, 128 * KiB);
 	fault_sweep("fstat64", EIO, FS_FUSE, O_RDWR, 4 * KiB, 128 * KiB);
-	fault_sweep("fstat64", EIO, FS_XFS, O_WRONLY, 4 * KiB, 128 * KiB);
+	fault_sweep("fstat64", EIO, FS_F2FS, O_WRONLY, 4 * KiB, 128 * KiB);
 	/* From the end of file: the quick step's check of what it wrote. */
 	fault_sweep("fstat64", EIO, 0, O_RDWR, SWEEP_SIZE, 8 * KiB);
 }
@@ -2419,12 +2419,12 @@ START_TEST(found_by_name_at_each_point)
 }
 END_TEST
 
-/* SEEK_DATA and SEEK_HOLE (xfs), and FIEMAP (the real ext2/3/4 or btrfs),
+/* SEEK_DATA and SEEK_HOLE (f2fs), and FIEMAP (the real ext2/3/4 or btrfs),
  * failing with an error of their own. */
 START_TEST(failing_hole_map_at_each_point)
 {
-	fault_sweep("lseek64", EIO, FS_XFS, O_RDWR, 4 * KiB, 128 * KiB);
-	fault_sweep("lseek64", EIO, FS_XFS, O_WRONLY, 4 * KiB, 128 * KiB);
+	fault_sweep("lseek64", EIO, FS_F2FS, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("lseek64", EIO, FS_F2FS, O_WRONLY, 4 * KiB, 128 * KiB);
 	if (fiemap_here("failing_hole_map_at_each_point"))
 		fault_sweep("ioctl", EIO, 0, O_RDWR, 4 * KiB, 128 * KiB);
 }
