@@ -255,6 +255,7 @@ void emul_close_private(struct emul_job *j)
 		lfa_job_close(j->priv, j->priv_slot);
 		j->priv = -1;
 	}
+	emul_drop_appended(j); /* before its descriptor goes */
 	if (j->app_tried && j->app >= 0 && j->app != j->fd) {
 		j->rep->syscalls++;
 		lfa_job_close(j->app, j->app_slot);

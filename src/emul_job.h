@@ -42,6 +42,7 @@ struct emul_job {
 	/* Where other machines share the file: the descriptor with O_APPEND
 	 * that grows it (the caller's, or reopened), valid once app_tried. */
 	int app, app_slot, app_tried;
+	int app_wrote;          /* zeros went through app: its pages dropped at the end */
 	enum writer writer;
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
@@ -131,6 +132,7 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_
  * Returns EMUL_NO_APPEND where the kernel or the descriptor cannot. */
 #define EMUL_NO_APPEND (-2)
 int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
+void emul_drop_appended(struct emul_job *j) LFA_HIDDEN;
 /* The same outside a job, for the quick path: n (at most WRITE_CHUNK)
  * zeros appended to fd; the bytes written, or -1 with errno. */
 ssize_t emul_append_zeros(int fd, int64_t n) LFA_HIDDEN;

@@ -364,6 +364,19 @@ static ssize_t append_through(struct emul_job *j, int fd, const struct iovec *io
  * the size, never over it.  If it appended k bytes in that window, the
  * zeros end k bytes further than aimed: past the range by at most the
  * smaller of k and this piece, and only ever past the end of file. */
+/* Once per call, not after each append: whatever this client cached of
+ * the range's pages while appending (zeros at its own idea of the end,
+ * which may lie over another client's bytes on the server) is dropped, so
+ * that the caller's next read of the file asks the server. */
+void emul_drop_appended(struct emul_job *j)
+{
+	if (!j->app_wrote || !j->app_tried || j->app < 0)
+		return;
+	j->app_wrote = 0;
+	j->rep->syscalls++;
+	(void)posix_fadvise64(j->app, j->offset & ~(int64_t)4095, 0, POSIX_FADV_DONTNEED);
+}
+
 int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 {
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
@@ -428,7 +441,9 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	 * would and with nothing cached in between; and a run read before a
 	 * write is read again before it is written (emul_wrote ends what is
 	 * fresh).  So a stale page never makes another client's bytes pass
-	 * for zeros to be written over. */
+	 * for zeros to be written over.  For the caller's own reads after the
+	 * call, they are dropped once, at its end (emul_drop_appended). */
+	j->app_wrote |= shared >= 0 && w > 0;
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
 	j->known_size += w; /* at least: they landed at or after it */
