@@ -1,3 +1,4 @@
+#!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Inside the VM (tests/vm/vm.sh), in the build tree: make check's TESTS

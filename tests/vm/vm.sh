@@ -84,7 +84,8 @@ vmlinuz=$cache/kernel/root/boot/vmlinuz-$version
 # The initramfs: busybox, /init, and the modules that mount the host's
 # root (virtio-pci, 9p, overlayfs) in an order that loads each after what
 # it needs (modules.dep lists those last-loaded first).
-if [ ! -e "$cache/initrd.cpio.gz" ] || [ "$here/init" -nt "$cache/initrd.cpio.gz" ]; then
+# Made again when /init changed (cmp: -nt is not POSIX).
+if [ ! -e "$cache/initrd.cpio.gz" ] || ! cmp -s "$here/init" "$cache/init"; then
 	ird=$tmp/initrd
 	mkdir -p "$ird/bin" "$ird/lib/modules"
 	cp /bin/busybox "$ird/bin/busybox"
@@ -104,6 +105,7 @@ if [ ! -e "$cache/initrd.cpio.gz" ] || [ "$here/init" -nt "$cache/initrd.cpio.gz
 	done
 	(cd "$ird" && find . | /bin/busybox cpio -o -H newc 2> /dev/null | gzip -1) > "$cache/initrd.cpio.gz.new"
 	mv "$cache/initrd.cpio.gz.new" "$cache/initrd.cpio.gz"
+	cp "$here/init" "$cache/init"
 	rm -rf "$ird"
 fi
 
