@@ -221,9 +221,14 @@ int main(int argc, char **argv)
 		return 99;
 	}
 	tail = argc == 4 && !strcmp(argv[3], "tail");
-	snprintf(file, sizeof file, "%s/append-race", argv[1]);
-	snprintf(afile, sizeof afile, "%s/append-race", append_dir ? append_dir : argv[1]);
-	snprintf(cfile, sizeof cfile, "%s/append-race", check_dir ? check_dir : argv[1]);
+	/* A name of this run's own: a client that opened the last run's file
+	 * within its entry timeout (GlusterFS's FUSE client: 1 s) would open
+	 * the unlinked one by that name, and its appends fail with ESTALE. */
+	snprintf(file, sizeof file, "%s/append-race.%ld", argv[1], (long)getpid());
+	snprintf(afile, sizeof afile, "%s/append-race.%ld", append_dir ? append_dir : argv[1],
+		 (long)getpid());
+	snprintf(cfile, sizeof cfile, "%s/append-race.%ld", check_dir ? check_dir : argv[1],
+		 (long)getpid());
 	path = file;
 	append_path = afile;
 	landed = calloc((size_t)records, sizeof *landed);
