@@ -9,7 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
 rc=0
-sh "$here/vm.sh" -m 3072 -d 4096 "$here/guest-check.sh" "$@" || rc=$?
+LFA_VM_TIMEOUT=${LFA_VM_TIMEOUT:-1500} sh "$here/vm.sh" -m 3072 -d 4096 "$here/guest-check.sh" "$@" || rc=$?
 echo "# check-vm: $(($(date +%s) - start)) s"
 case $rc in
 0) echo "check-vm: PASS" ;;
