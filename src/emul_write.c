@@ -335,10 +335,11 @@ static int append_unknown(void)
 #endif
 
 /* Through a descriptor opened with O_APPEND, on a filesystem other machines
- * share (emul_append_fd): the O_APPEND of its open puts the zeros at the
- * server's end of file.  RWF_APPEND as well, where the kernel has it, so
- * that another thread's F_SETFL clearing O_APPEND on the caller's open file
- * cannot make the write positional; without it, O_APPEND alone appends. */
+ * share or an overlayfs (emul_append_fd): the O_APPEND of its open puts
+ * the zeros at the server's end of file, or the lower file's.  RWF_APPEND
+ * as well, where the kernel has it, so that another thread's F_SETFL
+ * clearing O_APPEND on the caller's open file cannot make the write
+ * positional; without it, O_APPEND alone appends. */
 static ssize_t append_through(struct emul_job *j, int fd, const struct iovec *iov, int cnt)
 {
 #ifdef HAVE_WRITE_V2
@@ -389,7 +390,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		return EBADF; /* as in emul_write */
 	if (j->writer == WRITE_APPEND)
 		return EMUL_NO_APPEND; /* an append-only file appends anyway */
-	if (emul_shared_fs(j->fs_type))
+	if (emul_appends_by_open_flag(j->fs_type))
 		shared = emul_append_fd(j);
 	/* O_DIRECT would need the end of file aligned, which another writer
 	 * decides; the descriptor with O_APPEND has no O_DIRECT. */
@@ -442,8 +443,9 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	 * write is read again before it is written (emul_wrote ends what is
 	 * fresh).  So a stale page never makes another client's bytes pass
 	 * for zeros to be written over.  For the caller's own reads after the
-	 * call, they are dropped once, at its end (emul_drop_appended). */
-	j->app_wrote |= shared >= 0 && w > 0;
+	 * call, they are dropped once, at its end (emul_drop_appended); not
+	 * on overlayfs, whose file below no other machine writes. */
+	j->app_wrote |= shared >= 0 && w > 0 && emul_shared_fs(j->fs_type);
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
 	j->known_size += w; /* at least: they landed at or after it */

@@ -177,6 +177,11 @@ static int real_refuses_dontcache(int fd)
 	return known && refused && REAL(fstat64)(fd, &st) == 0 && st.st_dev == dev;
 }
 
+/* A layer that accepts RWF_APPEND and writes where aimed, as overlayfs on
+ * older kernels (Debian 12's 6.1) does through a descriptor opened
+ * without O_APPEND. */
+static int layer_drops_append;
+
 /* pwritev2 is the same write to the script as pwritev: the engine appends
  * (RWF_APPEND) or writes positionally (RWF_NOAPPEND) through it.  v2_calls
  * counts the RWF_NOAPPEND ones; an append is noted where it lands. */
@@ -207,6 +212,8 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 		note_write(iov, cnt, off);
 	if (layer_ignores_noappend)
 		flags &= ~0x20;
+	if (layer_drops_append && !(fcntl(fd, F_GETFL) & O_APPEND))
+		flags &= ~0x10;
 	if (stale_client_size && hk.active && (flags & 0x10) && !(fcntl(fd, F_GETFL) & O_APPEND))
 		r = REAL(pwritev64v2)(fd, iov, cnt, client_size, flags & ~0x10);
 	else
@@ -379,7 +386,7 @@ static void hook_reset(void)
 {
 	fiemap_errno = fiemap_fails = 0;
 	memset(&hk, 0, sizeof hk);
-	layer_ignores_noappend = 0;
+	layer_ignores_noappend = layer_drops_append = 0;
 	kernel_without_rwf_append = kernel_without_rwf_noappend = 0;
 	generic_seek = 0;
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
@@ -1412,6 +1419,47 @@ START_TEST(append_between_look_and_write_survives)
 	expect_bytes(p, want, sizeof want);
 	close(fd);
 	free(old);
+}
+END_TEST
+
+/* The same on an overlayfs whose kernel drops RWF_APPEND on the way to the
+ * file below (Debian 12's 6.1: the zeros landed at the size looked at, over
+ * the record): the zeros go through a descriptor opened with O_APPEND,
+ * which the file below appends on every kernel. */
+static void overlay_append_case(int flags)
+{
+	const char *p = fresh("overlay-append");
+	unsigned char want[1164], *old = pattern(1000, 13);
+	int fd;
+
+	write_pattern_at(p, 0, 1000, 13);
+	fd = open(p, flags);
+	ck_assert_int_ge(fd, 0);
+	other_fd = open(p, O_WRONLY | O_APPEND);
+	script("pwritev64", 1, 0, append_record);
+	layer_drops_append = 1;
+	case_fs_type = 0x794C7630; /* overlayfs */
+	ck_assert_int_eq(job(fd, 0, 1100, NULL, NULL), 0);
+	case_fs_type = 0;
+	memset(want, 0, sizeof want);
+	memcpy(want, old, 1000);
+	memset(want + 1000, 'R', 64);
+	expect_bytes(p, want, sizeof want);
+	close(fd);
+	close(other_fd);
+	other_fd = -1;
+	free(old);
+}
+
+START_TEST(overlay_dropping_rwf_append_keeps_appends)
+{
+	if (real_refuses(0x10)) {
+		fprintf(stderr, "skipping: pwritev2 refuses RWF_APPEND here (qemu-user?)\n");
+		return;
+	}
+	overlay_append_case(O_RDWR);
+	overlay_append_case(O_WRONLY);
+	overlay_append_case(O_RDWR | O_APPEND);
 }
 END_TEST
 
@@ -2558,6 +2606,7 @@ int main(void)
 	tcase_add_test(tc, direct_without_a_reopen_fails_before_writing);
 	tcase_add_test(tc, efbig_before_writing_without_a_reopen);
 	tcase_add_test(tc, append_between_look_and_write_survives);
+	tcase_add_test(tc, overlay_dropping_rwf_append_keeps_appends);
 	tcase_add_test(tc, other_clients_append_survives);
 	tcase_add_test(tc, shared_fs_reopen_stays_invisible);
 	tcase_add_test(tc, shared_fs_reopens_once_local_never);
