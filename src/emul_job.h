@@ -134,8 +134,9 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_
 int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
 void emul_drop_appended(struct emul_job *j) LFA_HIDDEN;
 /* The same outside a job, for the quick path: n (at most WRITE_CHUNK)
- * zeros appended to fd; the bytes written, or -1 with errno. */
-ssize_t emul_append_zeros(int fd, int64_t n) LFA_HIDDEN;
+ * zeros appended to fd, whose size was looked at as size; the bytes
+ * written, or -1 with errno. */
+ssize_t emul_append_zeros(int fd, int64_t size, int64_t n) LFA_HIDDEN;
 /* Forgets which pwritev2 flags the kernel was seen to lack: for unit tests
  * that play such kernels in one process. */
 void emul_forget_kernel_answers(void) LFA_HIDDEN;

@@ -295,7 +295,7 @@ static int append_refused(int err)
 }
 #endif
 
-ssize_t emul_append_zeros(int fd, int64_t n)
+ssize_t emul_append_zeros(int fd, int64_t size, int64_t n)
 {
 #ifdef HAVE_WRITE_V2
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
@@ -306,13 +306,17 @@ ssize_t emul_append_zeros(int fd, int64_t n)
 		return -1;
 	}
 	/* The offset is ignored with RWF_APPEND, but must not be -1, which
-	 * would move the file offset the caller shares with us. */
-	w = write_v2(fd, iov, fill_iov(iov, n), 0, RWF_APPEND);
+	 * would move the file offset the caller shares with us.  The size
+	 * looked at (the range's start), not 0: a layer that dropped the
+	 * flag (overlayfs on older kernels, which the quick path never
+	 * takes) would write there, inside the range, not over the file's
+	 * first bytes. */
+	w = write_v2(fd, iov, fill_iov(iov, n), size, RWF_APPEND);
 	if (w < 0)
 		(void)append_refused(errno);
 	return w;
 #else
-	(void)fd, (void)n;
+	(void)fd, (void)size, (void)n;
 	errno = EOPNOTSUPP;
 	return -1;
 #endif

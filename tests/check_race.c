@@ -2556,6 +2556,43 @@ static void quick_step_on(long fs_type, int quick)
 	free(want), free(old);
 }
 
+/* A layer that drops RWF_APPEND (overlayfs on Debian 12's 6.1) under a
+ * file that passes for ext4: the quick step's append lands at the offset
+ * it gives, the size it looked at, so inside the range and never over the
+ * file's first bytes. */
+START_TEST(quick_step_dropped_append_stays_in_the_range)
+{
+	struct lfa_job_options opt = { LFA_EMULATE_ALWAYS, NULL, NULL, 0, 0, 0, 0, 0 };
+	struct lfa_job_report rep;
+	struct lfa_target t;
+	const char *p = fresh("quick-dropped");
+	unsigned char *want = calloc(1, 8192), *old = pattern(4096, 22);
+	int fd, looked, r;
+
+	if (real_refuses(0x10)) {
+		fprintf(stderr, "skipping: pwritev2 refuses RWF_APPEND here (qemu-user?)\n");
+		free(want), free(old);
+		return;
+	}
+	write_pattern_at(p, 0, 4096, 22);
+	fd = open(p, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	hook_reset();
+	layer_drops_append = 1;
+	fake_fs_type = FS_EXT;
+	memset(&rep, 0, sizeof rep);
+	hk.active = 1;
+	r = lfa_extend_quickly(fd, 4096, 4096, &opt, &rep, &t, &looked);
+	hk.active = 0;
+	ck_assert_int_eq(r, 0);
+	writes_inside(4096, 8192);
+	close(fd);
+	memcpy(want, old, 4096);
+	expect_bytes(p, want, 8192);
+	free(want), free(old);
+}
+END_TEST
+
 START_TEST(quick_step_only_where_appends_land_at_the_size)
 {
 	quick_step_on(FS_EXT, 1);
@@ -2642,6 +2679,7 @@ int main(void)
 	tcase_add_test(tc, failing_hole_map_at_each_point);
 	tcase_add_test(tc, failing_write_at_each_point);
 	tcase_add_test(tc, quick_step_only_where_appends_land_at_the_size);
+	tcase_add_test(tc, quick_step_dropped_append_stays_in_the_range);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
