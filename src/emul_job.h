@@ -134,8 +134,9 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done) LFA_
 int emul_append(struct emul_job *j, int64_t n, int64_t *done) LFA_HIDDEN;
 void emul_drop_appended(struct emul_job *j) LFA_HIDDEN;
 /* The same outside a job, for the quick path: n (at most WRITE_CHUNK)
- * zeros appended to fd; the bytes written, or -1 with errno. */
-ssize_t emul_append_zeros(int fd, int64_t n) LFA_HIDDEN;
+ * zeros appended to fd, whose size was looked at as size; the bytes
+ * written, or -1 with errno. */
+ssize_t emul_append_zeros(int fd, int64_t size, int64_t n) LFA_HIDDEN;
 /* Forgets which pwritev2 flags the kernel was seen to lack: for unit tests
  * that play such kernels in one process. */
 void emul_forget_kernel_answers(void) LFA_HIDDEN;
@@ -191,6 +192,7 @@ void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
 #define FS_CODA       0x73757245u
 #define FS_LUSTRE     0x0BD00BD0u
 #define FS_GPFS       0x47504653u
+#define FS_OVERLAY    0x794C7630u
 
 /* names_files.c: whether fs_type (the device dev, for FUSE's server)
  * finds files by name, so that a reopen or fstat may describe another file
@@ -206,6 +208,11 @@ void emul_mountinfo_type(int fd, uint64_t dev, char *type, size_t n, unsigned *s
 int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
 /* Where another machine may append to the file while a call runs. */
 int emul_shared_fs(uint32_t fs_type) LFA_HIDDEN;
+/* Where only a descriptor opened with O_APPEND appends for certain:
+ * shared filesystems, and overlayfs, which on older kernels (Debian 12's
+ * 6.1; not 6.18) drops RWF_APPEND on the way to the file below and writes
+ * where aimed. */
+int emul_appends_by_open_flag(uint32_t fs_type) LFA_HIDDEN;
 /* Where an overwrite allocates anew, so zeros reserve nothing. */
 int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;
 /* An end that every file of the filesystem can reach, below its smallest

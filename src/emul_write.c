@@ -295,7 +295,7 @@ static int append_refused(int err)
 }
 #endif
 
-ssize_t emul_append_zeros(int fd, int64_t n)
+ssize_t emul_append_zeros(int fd, int64_t size, int64_t n)
 {
 #ifdef HAVE_WRITE_V2
 	struct iovec iov[WRITE_CHUNK / ZERO_BUF_SIZE];
@@ -306,13 +306,17 @@ ssize_t emul_append_zeros(int fd, int64_t n)
 		return -1;
 	}
 	/* The offset is ignored with RWF_APPEND, but must not be -1, which
-	 * would move the file offset the caller shares with us. */
-	w = write_v2(fd, iov, fill_iov(iov, n), 0, RWF_APPEND);
+	 * would move the file offset the caller shares with us.  The size
+	 * looked at (the range's start), not 0: a layer that dropped the
+	 * flag (overlayfs on older kernels, which the quick path never
+	 * takes) would write there, inside the range, not over the file's
+	 * first bytes. */
+	w = write_v2(fd, iov, fill_iov(iov, n), size, RWF_APPEND);
 	if (w < 0)
 		(void)append_refused(errno);
 	return w;
 #else
-	(void)fd, (void)n;
+	(void)fd, (void)size, (void)n;
 	errno = EOPNOTSUPP;
 	return -1;
 #endif
@@ -335,10 +339,11 @@ static int append_unknown(void)
 #endif
 
 /* Through a descriptor opened with O_APPEND, on a filesystem other machines
- * share (emul_append_fd): the O_APPEND of its open puts the zeros at the
- * server's end of file.  RWF_APPEND as well, where the kernel has it, so
- * that another thread's F_SETFL clearing O_APPEND on the caller's open file
- * cannot make the write positional; without it, O_APPEND alone appends. */
+ * share or an overlayfs (emul_append_fd): the O_APPEND of its open puts
+ * the zeros at the server's end of file, or the lower file's.  RWF_APPEND
+ * as well, where the kernel has it, so that another thread's F_SETFL
+ * clearing O_APPEND on the caller's open file cannot make the write
+ * positional; without it, O_APPEND alone appends. */
 static ssize_t append_through(struct emul_job *j, int fd, const struct iovec *iov, int cnt)
 {
 #ifdef HAVE_WRITE_V2
@@ -389,7 +394,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		return EBADF; /* as in emul_write */
 	if (j->writer == WRITE_APPEND)
 		return EMUL_NO_APPEND; /* an append-only file appends anyway */
-	if (emul_shared_fs(j->fs_type))
+	if (emul_appends_by_open_flag(j->fs_type))
 		shared = emul_append_fd(j);
 	/* O_DIRECT would need the end of file aligned, which another writer
 	 * decides; the descriptor with O_APPEND has no O_DIRECT. */
@@ -442,8 +447,9 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	 * write is read again before it is written (emul_wrote ends what is
 	 * fresh).  So a stale page never makes another client's bytes pass
 	 * for zeros to be written over.  For the caller's own reads after the
-	 * call, they are dropped once, at its end (emul_drop_appended). */
-	j->app_wrote |= shared >= 0 && w > 0;
+	 * call, they are dropped once, at its end (emul_drop_appended); not
+	 * on overlayfs, whose file below no other machine writes. */
+	j->app_wrote |= shared >= 0 && w > 0 && emul_shared_fs(j->fs_type);
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
 	j->known_size += w; /* at least: they landed at or after it */

@@ -54,7 +54,6 @@
 #include "emul_job.h"
 #include "job_fds.h"
 
-#define FS_OVERLAY   0x794C7630u
 #define FS_ECRYPTFS  0xF15Fu
 #define FS_MSDOS     0x4D44u     /* vfat, msdos */
 #define FS_EXFAT     0x2011BAB0u

@@ -72,7 +72,7 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	if ((uint64_t)end > lfa_fsize_limit(opt))
 		return -1;
 	rep->syscalls++;
-	w = emul_append_zeros(fd, len);
+	w = emul_append_zeros(fd, offset, len);
 	if (w <= 0)
 		return -1;
 	*looked = 0; /* the look is stale now: the engine takes its own */

@@ -11,12 +11,18 @@ for m in loop ext4 xfs btrfs fuse overlay; do
 	modprobe "$m" || echo "# modprobe $m failed"
 done
 # On ext4, as the host's make check runs (vm.sh -d gives /dev/vda): the
-# overlay over 9p that is the guest's root is no filesystem users have.
+# overlay over 9p that is the guest's root is no filesystem users have, and
+# the tests that expect a local filesystem fail there (before ext4 was
+# loaded above, every run fell back to it unseen).  A disk that cannot be
+# mounted fails the run; without one the run says where it is.
 scratch=/tmp
+modprobe virtio_blk 2> /dev/null
 if [ -b /dev/vda ]; then
-	modprobe virtio_blk 2> /dev/null
-	mkfs.ext4 -q -F /dev/vda && mkdir -p /scratch && mount /dev/vda /scratch && scratch=/scratch
+	mkfs.ext4 -q -F /dev/vda && mkdir -p /scratch && mount -t ext4 /dev/vda /scratch ||
+		{ echo "guest-check.sh: no ext4 on /dev/vda" >&2; exit 1; }
+	scratch=/scratch
 fi
+echo "# scratch: $(stat -f -c %T "$scratch") at $scratch"
 tmp=$(mktemp -d $scratch/lfa-vm-check.XXXXXX)
 chmod 711 "$tmp"
 rc=0
