@@ -174,7 +174,7 @@ static inline int64_t first_mismatch(const char *path, int64_t off, int64_t end,
 {
 	unsigned char buf[65536];
 	unsigned char *pat = malloc((size_t)plen + 1);
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_LARGEFILE); /* a non-LFS i386 build: past 2 GiB */
 	int64_t pos = off;
 
 	if (!pat || fd < 0)
@@ -207,7 +207,7 @@ static inline int64_t first_mismatch(const char *path, int64_t off, int64_t end,
  * tests run where it is real; written zeros are data there). */
 static inline int fully_allocated(const char *path, int64_t off, int64_t end)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_LARGEFILE); /* a non-LFS i386 build: past 2 GiB */
 	off_t hole;
 
 	if (fd < 0)
