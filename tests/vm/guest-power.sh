@@ -68,7 +68,9 @@ run_ops() { # FS: the logged run
 	rm -f $w/log.img
 	truncate -s $((512 * MiB)) $w/log.img
 	data=$(losetup -f --show $w/data.img) && log=$(losetup -f --show $w/log.img) || return 1
-	dmsetup create lfa-power --table "0 $((devsize / 512)) log-writes $data $log" || return 1
+	# No udev in the guest: dmsetup makes the node itself.
+	dmsetup create --noudevsync lfa-power --table "0 $((devsize / 512)) log-writes $data $log" || return 1
+	dmsetup mknodes lfa-power
 	dev=/dev/mapper/lfa-power
 	mkfs."$1" -q -F -b 4096 -E nodiscard $dev || return 1
 	dmsetup message lfa-power 0 mark mkfs
@@ -95,7 +97,7 @@ os.posix_fallocate(fd, 0, int(sys.argv[2]))' "$f" $final || echo "# $1: glibc's 
 		done
 	done
 	umount $w/mnt
-	dmsetup remove lfa-power
+	dmsetup remove --noudevsync lfa-power
 	losetup -d "$data" "$log"
 	rm -f $w/data.img
 }
@@ -125,7 +127,7 @@ for fs in ext3 ext2; do
 	n=$(wc -l < $w/entries)
 	# Candidate points after the start mark: flush, FUA and mark entries,
 	# each in the phase it ends in (the phase named by the next mark).
-	awk -v want="$points" '
+	awk -v want="$points" 'BEGIN { n = 0 }
 		$2 ~ /M/ && $5 == "start" { on = 1; print $1, "start"; next }
 		!on { next }
 		$2 ~ /[FUM]/ { c[n] = $1; n++ }
