@@ -44,10 +44,11 @@ w=/power
 mkdir -p $w && mount -t tmpfs -o mode=755 power $w || exit 1
 mkdir $w/mnt $w/old
 MiB=1048576
-devsize=$((64 * MiB))
+devsize=$((32 * MiB))
 # Files: a growth from 192 KiB (64 KiB data, 64 KiB hole, 64 KiB data) to
-# 8 MiB; a hole fill of an 8 MiB file with three 64 KiB islands of data.
-final=$((8 * MiB))
+# 5 MiB (two of the library's 4 MiB pieces); a hole fill of a 5 MiB file
+# with three 64 KiB islands of data (at 0, 4 MiB and its end).
+final=$((5 * MiB))
 yes LFA-STALE-BYTES | head -c $devsize > $w/pattern.img
 yes 'old file data, never stale: 0123456789' | head -c $((64 * 1024)) > $w/island
 
@@ -56,7 +57,7 @@ make_files() { # DIR
 		cat $w/island > "$1/$impl-grow"
 		dd if=$w/island of="$1/$impl-grow" bs=64k seek=2 conv=notrunc 2> /dev/null
 		truncate -s $final "$1/$impl-hole"
-		for at in 0 64 127; do
+		for at in 0 64 79; do
 			dd if=$w/island of="$1/$impl-hole" bs=64k seek=$at conv=notrunc 2> /dev/null
 		done
 	done
@@ -125,6 +126,7 @@ for fs in ext3 ext2; do
 	run_ops $fs || { echo "guest-power.sh: $fs: the logged run failed" >&2; exit 1; }
 	"$replay" $w/log.img list > $w/entries || exit 1
 	n=$(wc -l < $w/entries)
+	t1=$(date +%s)
 	# Candidate points after the start mark: flush, FUA and mark entries,
 	# each in the phase it ends in (the phase named by the next mark).
 	awk -v want="$points" 'BEGIN { n = 0 }
@@ -142,7 +144,7 @@ for fs in ext3 ext2; do
 		}' $w/entries > $w/points
 	cp $w/pattern.img $w/replay.img
 	prev=0
-	echo "# $fs: $n log entries, $(wc -l < $w/points) points"
+	echo "# $fs: $n log entries, $(wc -l < $w/points) points; the logged run: $((t1 - t0)) s"
 	while read -r i phase; do
 		"$replay" $w/log.img apply $w/replay.img $prev $((i + 1)) || exit 1
 		prev=$((i + 1))
