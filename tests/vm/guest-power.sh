@@ -24,7 +24,7 @@
 # BREAK "stale" writes a block of the pattern into the library's grown
 # file (before its sync), to show the check fails.
 set -u
-points=${1:-6}
+points=${1:-4}
 break_mode=${2:-}
 build=$(pwd)
 replay=$build/tests/vm/replay-log
@@ -142,9 +142,10 @@ for fs in ext3 ext2; do
 			}
 			n = 0; delete c; delete done
 		}' $w/entries > $w/points
+	cand=$(awk '$2 ~ /M/ && $5 == "start" { on = 1 } on && $2 ~ /[FUM]/ { n++ } END { print n + 0 }' $w/entries)
 	cp $w/pattern.img $w/replay.img
 	prev=0
-	echo "# $fs: $n log entries, $(wc -l < $w/points) points; the logged run: $((t1 - t0)) s"
+	echo "# $fs: $n log entries, $(wc -l < $w/points) of $cand flush, FUA and mark points; the logged run: $((t1 - t0)) s"
 	while read -r i phase; do
 		"$replay" $w/log.img apply $w/replay.img $prev $((i + 1)) || exit 1
 		prev=$((i + 1))

@@ -5,7 +5,7 @@
 # 12's own kernel (6.1) booted by tests/vm/vm.sh, from this build tree.
 # Skips, saying why, where qemu, the kernel package, dmsetup or the
 # dm-log-writes module cannot be had.  LFA_POWER_POINTS: points replayed
-# per phase (default 6), "all" for every flush, FUA and mark point;
+# per phase (default 4), "all" for every flush, FUA and mark point;
 # LFA_POWER_BREAK=stale writes the pattern into a file to show the check
 # fails (guest-power.sh).
 set -u
@@ -17,7 +17,7 @@ if ! command -v dmsetup > /dev/null 2>&1; then
 	rc=77
 else
 	LFA_VM_TIMEOUT=${LFA_VM_TIMEOUT:-1500} sh "$here/vm.sh" -m 1536 "$here/guest-power.sh" \
-		"${LFA_POWER_POINTS:-6}" "${LFA_POWER_BREAK:-}" || rc=$?
+		"${LFA_POWER_POINTS:-4}" "${LFA_POWER_BREAK:-}" || rc=$?
 fi
 echo "# check-vm-power: $(($(date +%s) - start)) s"
 case $rc in
