@@ -13,7 +13,7 @@
 # records are read back through the third.  B is the library, glibc's
 # emulation (-g) or plain O_APPEND writes of 100 zeros (-z: what NFS itself
 # does with two clients' appends).
-#   guest-nfs.sh RECORDS SYNC_RECORDS RUNS [VERSION...]
+#   guest-nfs.sh RECORDS SYNC_RECORDS RUNS [VERSION...] [default] [sync]
 # Prints one line per run "row VERS MOUNTS WHO RECORDS LOST SPLIT" and the
 # sums; exits 1 where the library lost more records in all than glibc or
 # NFS's own appends on a row (the lower of the two), 77 where nfs-utils is
@@ -21,7 +21,14 @@
 set -u
 records=${1:-5000} sync_records=${2:-1000} runs=${3:-2}
 shift 3 2> /dev/null || shift $#
-versions=${*:-3 4.2}
+versions="" mounts=""
+for a in "$@"; do
+	case $a in
+	default | sync) mounts="$mounts $a" ;;
+	*) versions="$versions $a" ;;
+	esac
+done
+versions=${versions:-3 4.2} mounts=${mounts:-default sync}
 say() { echo "# $*"; }
 skip() { echo "SKIP: $*"; exit 77; }
 for p in rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs; do
@@ -74,7 +81,7 @@ mount_nfs() {
 # v4 mounts wait out the grace period (10 s) on their first open.
 rc=0
 for v in $versions; do
-	for m in default sync; do
+	for m in $mounts; do
 		n=$records
 		[ $m = sync ] && n=$sync_records
 		opts=hard
