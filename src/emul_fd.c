@@ -101,12 +101,24 @@ int emul_private_fd(struct emul_job *j)
 int emul_append_fd(struct emul_job *j)
 {
 	static const int modes[] = { O_WRONLY | O_APPEND, O_RDWR | O_APPEND };
+	/* NFS: a buffered append lands in this client's cache at its size,
+	 * and reaches the server later, at that offset, over whatever another
+	 * client appended meanwhile; with O_DIRECT it goes out at once, at the
+	 * size just asked of the server (emul_refresh_size): the window is
+	 * one round trip, not the client's writeback delay. */
+	static const int nfs_modes[] = { O_WRONLY | O_APPEND | O_DIRECT,
+					 O_RDWR | O_APPEND | O_DIRECT };
 	int mode;
 
 	if (j->app_tried)
 		return j->app;
 	j->app_tried = 1;
 	j->app = -1;
+	if (j->fs_type == FS_NFS)
+		j->app = reopen(j, nfs_modes, sizeof nfs_modes / sizeof nfs_modes[0], &j->app_slot,
+				&mode);
+	if (j->app >= 0)
+		return j->app;
 	if ((j->flags & O_APPEND) && !(j->flags & O_DIRECT))
 		j->app = j->fd;
 	else
