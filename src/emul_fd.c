@@ -145,15 +145,14 @@ int emul_readable_fd(struct emul_job *j)
  * it cannot be (then the cached read, after the drop, as elsewhere). */
 int emul_server_read_fd(struct emul_job *j)
 {
-	static const int modes[] = { O_RDONLY | O_DIRECT, O_RDWR | O_DIRECT };
-	int mode;
+	static const int modes[] = { O_RDWR | O_DIRECT, O_RDONLY | O_DIRECT };
 
 	if (j->fs_type != FS_NFS)
 		return -1;
 	if (j->dio_tried)
 		return j->dio;
 	j->dio_tried = 1;
-	j->dio = reopen(j, modes, sizeof modes / sizeof modes[0], &j->dio_slot, &mode);
+	j->dio = reopen(j, modes, sizeof modes / sizeof modes[0], &j->dio_slot, &j->dio_mode);
 	return j->dio;
 }
 

@@ -46,7 +46,7 @@ struct emul_job {
 	/* On NFS: a descriptor with O_DIRECT that reads the server's bytes,
 	 * never this client's cached pages (emul_server_read_fd), valid once
 	 * dio_tried. */
-	int dio, dio_slot, dio_tried;
+	int dio, dio_slot, dio_tried, dio_mode;
 	enum writer writer;
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
