@@ -101,12 +101,24 @@ int emul_private_fd(struct emul_job *j)
 int emul_append_fd(struct emul_job *j)
 {
 	static const int modes[] = { O_WRONLY | O_APPEND, O_RDWR | O_APPEND };
+	/* NFS: a buffered append lands in this client's cache at its size,
+	 * and reaches the server later, at that offset, over whatever another
+	 * client appended meanwhile; with O_DIRECT it goes out at once, at the
+	 * size just asked of the server (emul_refresh_size): the window is
+	 * one round trip, not the client's writeback delay. */
+	static const int nfs_modes[] = { O_WRONLY | O_APPEND | O_DIRECT,
+					 O_RDWR | O_APPEND | O_DIRECT };
 	int mode;
 
 	if (j->app_tried)
 		return j->app;
 	j->app_tried = 1;
 	j->app = -1;
+	if (j->fs_type == FS_NFS)
+		j->app = reopen(j, nfs_modes, sizeof nfs_modes / sizeof nfs_modes[0], &j->app_slot,
+				&mode);
+	if (j->app >= 0)
+		return j->app;
 	if ((j->flags & O_APPEND) && !(j->flags & O_DIRECT))
 		j->app = j->fd;
 	else
@@ -121,6 +133,27 @@ int emul_readable_fd(struct emul_job *j)
 	if ((j->flags & O_ACCMODE) == O_RDWR && !(j->flags & O_DIRECT))
 		return j->fd;
 	return emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY ? j->priv : -1;
+}
+
+/* On NFS a page this client cached can hold zeros where the server now
+ * has another client's bytes (a page read, or appended to, when the end of
+ * file was there: NFS drops no page that waits for a COMMIT, so
+ * POSIX_FADV_DONTNEED cannot be relied on), and the engine would write
+ * zeros over them.  A descriptor with O_DIRECT reads the server's bytes
+ * (the NFS client takes O_DIRECT reads of any size and offset, and writes
+ * this client's dirty pages out first).  Opened once per job; -1 where
+ * it cannot be (then the cached read, after the drop, as elsewhere). */
+int emul_server_read_fd(struct emul_job *j)
+{
+	static const int modes[] = { O_RDWR | O_DIRECT, O_RDONLY | O_DIRECT };
+
+	if (j->fs_type != FS_NFS)
+		return -1;
+	if (j->dio_tried)
+		return j->dio;
+	j->dio_tried = 1;
+	j->dio = reopen(j, modes, sizeof modes / sizeof modes[0], &j->dio_slot, &j->dio_mode);
+	return j->dio;
 }
 
 /* Where the filesystem finds files by name, fstat asks the server about
@@ -168,6 +201,22 @@ int emul_refresh_size(struct emul_job *j)
 
 	if (j->by_name && (err = look_through_handle(j)) >= 0)
 		return err;
+#ifdef HAVE_STATX
+	/* NFS: fstat answers from the attributes this client cached (up to
+	 * acregmax old), which miss another client's appends: a write aimed
+	 * at that size lands on them.  AT_STATX_FORCE_SYNC asks the server
+	 * (a GETATTR, after this client's own dirty pages went out). */
+	if (j->fs_type == FS_NFS) {
+		struct statx sx;
+
+		j->rep->syscalls++;
+		if (statx(j->fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_SIZE, &sx) == 0 &&
+		    (sx.stx_mask & STATX_SIZE)) {
+			j->known_size = (int64_t)sx.stx_size;
+			return 0;
+		}
+	}
+#endif
 	j->rep->syscalls++;
 	if (fstat64(j->fd, &st) != 0)
 		return errno;
@@ -276,4 +325,9 @@ void emul_close_private(struct emul_job *j)
 		lfa_job_close(j->app, j->app_slot);
 	}
 	j->app_tried = 0;
+	if (j->dio_tried && j->dio >= 0) {
+		j->rep->syscalls++;
+		lfa_job_close(j->dio, j->dio_slot);
+	}
+	j->dio_tried = 0;
 }

@@ -345,9 +345,11 @@ static int is_zero(const unsigned char *p, size_t n)
 static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 {
 	ssize_t r;
-	int tries = 0;
+	int tries = 0, fd = emul_server_read_fd(j);
 
-	if (emul_shared_fs(j->fs_type)) {
+	if (fd >= 0) {
+		/* NFS: the server's bytes, no page of this client's */
+	} else if (emul_shared_fs(j->fs_type)) {
 		/* Whole pages: the kernel keeps a page the span only touches. */
 		int64_t page = getpagesize(), a = from & ~(page - 1), b = (to + page - 1) & ~(page - 1);
 
@@ -356,8 +358,8 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 	}
 	do {
 		j->rep->syscalls++;
-		r = pread64(emul_readable_fd(j), j->buf + (from - j->buf_pos), (size_t)(to - from),
-			    from);
+		r = pread64(fd >= 0 ? fd : emul_readable_fd(j), j->buf + (from - j->buf_pos),
+			    (size_t)(to - from), from);
 	} while (r < 0 && errno == EINTR && ++tries <= EMUL_RETRIES);
 	if (r < 0)
 		return errno ? errno : EIO; /* never 0 with *got unset */

@@ -43,6 +43,10 @@ struct emul_job {
 	 * that grows it (the caller's, or reopened), valid once app_tried. */
 	int app, app_slot, app_tried;
 	int app_wrote;          /* zeros went through app: its pages dropped at the end */
+	/* On NFS: a descriptor with O_DIRECT that reads the server's bytes,
+	 * never this client's cached pages (emul_server_read_fd), valid once
+	 * dio_tried. */
+	int dio, dio_slot, dio_tried, dio_mode;
 	enum writer writer;
 	int direct;             /* fd is O_DIRECT: only aligned pieces go through it */
 	int64_t block;          /* the filesystem's block, at most 4096 */
@@ -119,6 +123,7 @@ int emul_refusal(struct emul_job *j, int *decided) LFA_HIDDEN;
 /* emul_fd.c */
 int emul_private_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_readable_fd(struct emul_job *j) LFA_HIDDEN;
+int emul_server_read_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_append_fd(struct emul_job *j) LFA_HIDDEN;
 int emul_refresh_size(struct emul_job *j) LFA_HIDDEN;
 void emul_close_private(struct emul_job *j) LFA_HIDDEN;

@@ -261,7 +261,16 @@ int emul_write(struct emul_job *j, int64_t off, int64_t end, int64_t *done)
 	 * the range is then checked before success. */
 	if (off > j->offset)
 		j->reshaped = 1;
-	w = j->writer == WRITE_APPEND ? pwritev64(fd, iov, cnt, off) : positional(j, fd, iov, cnt, off);
+	/* NFS: zeros written into a hole go out at once through the job's
+	 * O_DIRECT descriptor, not on this client's writeback, which could
+	 * come after another client filled the hole and land over its bytes
+	 * (the server's hole was a fact only when it was read). */
+	if (j->writer != WRITE_APPEND && emul_server_read_fd(j) >= 0 &&
+	    (j->dio_mode & O_ACCMODE) == O_RDWR)
+		w = pwritev64(j->dio, iov, cnt, off);
+	else
+		w = j->writer == WRITE_APPEND ? pwritev64(fd, iov, cnt, off) :
+						positional(j, fd, iov, cnt, off);
 	if (w < 0) {
 		err = errno;
 		if (err == EINTR)
