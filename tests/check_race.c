@@ -2512,6 +2512,19 @@ START_TEST(failing_read_back_at_each_point)
 }
 END_TEST
 
+/* NFS (played on this filesystem, with pieces aligned for O_DIRECT): the
+ * read-back, the writes into holes and the growth go through descriptors
+ * opened with O_DIRECT, and the size is asked with AT_STATX_FORCE_SYNC;
+ * a read or a write failing at each point leaves the file as the sweep
+ * wants. */
+START_TEST(nfs_server_paths_at_each_point)
+{
+	fault_sweep("pread64", EIO, FS_NFS, O_RDWR, 4 * KiB, 128 * KiB);
+	fault_sweep("pread64", EIO, FS_NFS, O_WRONLY, 4 * KiB, 128 * KiB);
+	fault_sweep("pwritev64", EIO, FS_NFS, O_RDWR, 4 * KiB, 128 * KiB);
+}
+END_TEST
+
 /* A FUSE server that finds files by name (sshfs, bindfs): the size comes
  * through the caller's own descriptor (a read of nothing past the end),
  * every byte through it; each read and write failing at each point of the
@@ -2716,6 +2729,7 @@ int main(void)
 	tcase_add_test(tc, sealed_memfd_grown_before_the_ftruncate);
 	tcase_add_test(tc, failing_fstat_at_each_point);
 	tcase_add_test(tc, failing_read_back_at_each_point);
+	tcase_add_test(tc, nfs_server_paths_at_each_point);
 	tcase_add_test(tc, found_by_name_at_each_point);
 	tcase_add_test(tc, failing_hole_map_at_each_point);
 	tcase_add_test(tc, failing_write_at_each_point);
