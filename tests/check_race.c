@@ -1448,31 +1448,9 @@ END_TEST
 /* The same on an overlayfs whose kernel drops RWF_APPEND on the way to the
  * file below (Debian 12's 6.1: the zeros landed at the size looked at, over
  * the record): the zeros go through a descriptor opened with O_APPEND,
- * which the file below appends on every kernel. */
-static void overlay_append_case(int flags)
-{
-	const char *p = fresh("overlay-append");
-	unsigned char want[1164], *old = pattern(1000, 13);
-	int fd;
-
-	write_pattern_at(p, 0, 1000, 13);
-	fd = open(p, flags);
-	ck_assert_int_ge(fd, 0);
-	other_fd = open(p, O_WRONLY | O_APPEND);
-	script("pwritev64", 1, 0, append_record);
-	layer_drops_append = 1;
-	case_fs_type = 0x794C7630; /* overlayfs */
-	ck_assert_int_eq(job(fd, 0, 1100, NULL, NULL), 0);
-	case_fs_type = 0;
-	memset(want, 0, sizeof want);
-	memcpy(want, old, 1000);
-	memset(want + 1000, 'R', 64);
-	expect_bytes(p, want, sizeof want);
-	close(fd);
-	close(other_fd);
-	other_fd = -1;
-	free(old);
-}
+ * which the file below appends on every kernel (append_after_look_case,
+ * below, with layer_drops_append). */
+static void append_after_look_case(const char *name, uint32_t fs_type, int *fault, int flags);
 
 START_TEST(overlay_dropping_rwf_append_keeps_appends)
 {
@@ -1480,9 +1458,10 @@ START_TEST(overlay_dropping_rwf_append_keeps_appends)
 		fprintf(stderr, "skipping: pwritev2 refuses RWF_APPEND here (qemu-user?)\n");
 		return;
 	}
-	overlay_append_case(O_RDWR);
-	overlay_append_case(O_WRONLY);
-	overlay_append_case(O_RDWR | O_APPEND);
+	append_after_look_case("overlay-append", 0x794C7630, &layer_drops_append, O_RDWR);
+	append_after_look_case("overlay-append", 0x794C7630, &layer_drops_append, O_WRONLY);
+	append_after_look_case("overlay-append", 0x794C7630, &layer_drops_append,
+			       O_RDWR | O_APPEND);
 }
 END_TEST
 
@@ -1496,9 +1475,9 @@ static int count_descriptors(void);
  * O_APPEND, which the server appends, and the record stays whole.
  * RWF_APPEND on the caller's descriptor would land them at this client's
  * stale size, over the record (the shim plays that client). */
-static void other_client_case(int flags)
+static void append_after_look_case(const char *name, uint32_t fs_type, int *fault, int flags)
 {
-	const char *p = fresh("other-client");
+	const char *p = fresh(name);
 	unsigned char want[1164], *old = pattern(1000, 13);
 	int fd;
 
@@ -1507,8 +1486,8 @@ static void other_client_case(int flags)
 	ck_assert_int_ge(fd, 0);
 	other_fd = open(p, O_WRONLY | O_APPEND);
 	script("pwritev64", 1, 0, append_record);
-	stale_client_size = 1;
-	case_fs_type = 0x65735546; /* FUSE */
+	*fault = 1;
+	case_fs_type = fs_type;
 	ck_assert_int_eq(job(fd, 0, 1100, NULL, NULL), 0);
 	case_fs_type = 0;
 	memset(want, 0, sizeof want);
@@ -1519,6 +1498,11 @@ static void other_client_case(int flags)
 	close(other_fd);
 	other_fd = -1;
 	free(old);
+}
+
+static void other_client_case(int flags)
+{
+	append_after_look_case("other-client", 0x65735546 /* FUSE */, &stale_client_size, flags);
 }
 
 START_TEST(other_clients_append_survives)
