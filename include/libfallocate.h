@@ -101,7 +101,9 @@ enum lfa_path {
 enum lfa_reason {
 	LFA_REASON_NONE = 0,   /* it did not */
 	LFA_REASON_KERNEL = 1, /* the kernel said native_error (ENOSYS or EOPNOTSUPP) */
-	LFA_REASON_FORCED = 2  /* LFA_EMULATION_ALWAYS, or LIBFALLOCATE_EMULATION=always */
+	LFA_REASON_FORCED = 2, /* LFA_EMULATION_ALWAYS, or LIBFALLOCATE_EMULATION=always */
+	LFA_REASON_UNRESERVED = 3 /* the kernel said 0, but the file's blocks
+				     cannot hold the range (LFA_NOTE_UNRESERVED) */
 };
 
 /* How the emulation found the holes of the old file (lfa_report.holes). */
@@ -118,6 +120,11 @@ enum lfa_holes {
 #define LFA_NOTE_GAVE_WAY 0x2u      /* another writer cut the file again and
 				       again: 0 was answered, as if the cuts
 				       came after the call */
+#define LFA_NOTE_UNRESERVED 0x4u    /* the kernel said 0, but the file's blocks
+				       cannot hold the range (a layer that
+				       ignored the call, such as SMB3 with a
+				       lease): emulated, or, where the
+				       emulation refused, the 0 was returned */
 
 /* Set size to sizeof(struct lfa_report) (or use LFA_REPORT_INIT); the
  * library writes only the first `size` bytes. */
@@ -139,7 +146,7 @@ int lfa_allocate(int fd, int64_t offset, int64_t len, const struct lfa_options *
 		 struct lfa_report *rep);
 
 /* Names for report values ("native", "emulated", "none"; "SEEK_HOLE",
- * "read-back", "none"; "kernel", "forced", "none"), never null. */
+ * "read-back", "none"; "kernel", "forced", "unreserved", "none"), never null. */
 const char *lfa_strpath(int path);
 const char *lfa_strholes(int holes);
 const char *lfa_strreason(int reason);

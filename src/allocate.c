@@ -29,6 +29,12 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 {
 	char why[96];
 
+	if (rep->native_stood) {
+		lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): native: ok, but the "
+			  "file's blocks cannot hold the range, and the emulation refused: %s",
+			  caller, fd, offset, len, strerror(rep->native_stood));
+		return;
+	}
 	if (!rep->emulated) {
 		lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): native: %s",
 			  caller, fd, offset, len, err ? strerror(err) : "ok");
@@ -36,6 +42,8 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 	}
 	if (opt->emulation == LFA_EMULATE_ALWAYS)
 		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
+	else if (rep->unreserved)
+		snprintf(why, sizeof why, "kernel said ok, but the file's blocks cannot hold the range");
 	else
 		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
 	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s%s): "
@@ -75,8 +83,15 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	if (opt->emulation != LFA_EMULATE_ALWAYS && !lfa_past_max_end(offset, len, max_end)) {
 		rep->syscalls++;
 		err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
-		if (!err || opt->emulation == LFA_EMULATE_NEVER ||
-		    (err != ENOSYS && err != EOPNOTSUPP))
+		/* A layer can accept the call and reserve nothing (SMB3 with a
+		 * lease): one look at the file's blocks tells where it cannot
+		 * be true, and the emulation then does the work. */
+		if (!err && opt->emulation != LFA_EMULATE_NEVER) {
+			rep->syscalls++;
+			rep->unreserved = lfa_native_unreserved(fd, len);
+		}
+		if (!rep->unreserved && (!err || opt->emulation == LFA_EMULATE_NEVER ||
+					 (err != ENOSYS && err != EOPNOTSUPP)))
 			goto out;
 	}
 	/* The emulation, or an off_t narrower than the kernel's that cannot
@@ -113,6 +128,15 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	if (bound >= 0) {
 		rep->syscalls++;
 		lfa_job_close(bound, bound_slot);
+	}
+	/* After the kernel's 0, an emulation that refused before its first
+	 * write (an O_WRONLY descriptor on a server's filesystem, say) leaves
+	 * that 0 standing, reported: the kernel's answer, as glibc gives it.
+	 * Running out of space or failing I/O is the answer the call owed. */
+	if (rep->unreserved && err && !rep->bytes_written && err != ENOSPC && err != EDQUOT &&
+	    err != EIO && err != EINTR) {
+		rep->native_stood = err;
+		err = 0;
 	}
 restore:
 	errno = saved_errno;

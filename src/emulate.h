@@ -51,6 +51,11 @@ struct lfa_job_report {
 	enum lfa_hole_map hole_map;
 	uint64_t bytes_written;    /* zeros the emulation wrote */
 	int gave_way;              /* another writer cut the file again and again */
+	/* The kernel said 0 for a range the file's blocks cannot hold (a
+	 * layer that ignored the call: lfa_native_unreserved); the emulation
+	 * then ran, unless it refused before writing, and the 0 stood. */
+	int unreserved;
+	int native_stood;          /* the emulation's refusal, when the 0 stood */
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
 	/* Refused (EFBIG) for the caller's RLIMIT_FSIZE where the kernel's
 	 * inode_newsize_ok sends SIGXFSZ: to the calling thread as the call
@@ -106,6 +111,10 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
  * lfa_check_target. */
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
+
+/* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be true:
+ * the file's blocks hold fewer than len bytes.  Keeps errno. */
+int lfa_native_unreserved(int fd, int64_t len) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the

@@ -92,12 +92,17 @@ static void fill_report(struct lfa_report *out, const struct lfa_job_options *jo
 	out->syscalls = r->syscalls;
 	if (job->emulation == LFA_EMULATE_ALWAYS)
 		out->reason = LFA_REASON_FORCED;
+	else if (r->unreserved && !r->native_stood)
+		out->reason = LFA_REASON_UNRESERVED;
+	else if (r->native_stood)
+		out->reason = LFA_REASON_NONE;
 	else if (r->emulated || (job->emulation == LFA_EMULATE_AUTO &&
 				 fallback_error(r->native_error)))
 		out->reason = LFA_REASON_KERNEL;
 	out->path = out->reason != LFA_REASON_NONE ? LFA_PATH_EMULATED : LFA_PATH_NATIVE;
 	out->notes = (r->copy_on_write ? LFA_NOTE_COPY_ON_WRITE : 0) |
-		     (r->gave_way ? LFA_NOTE_GAVE_WAY : 0);
+		     (r->gave_way ? LFA_NOTE_GAVE_WAY : 0) |
+		     (r->unreserved ? LFA_NOTE_UNRESERVED : 0);
 	out->holes = r->hole_map == LFA_MAP_FIEMAP ? LFA_HOLES_FIEMAP :
 		     r->hole_map == LFA_MAP_SEEK ? LFA_HOLES_SEEK :
 		     r->hole_map == LFA_MAP_READ ? LFA_HOLES_READ : LFA_HOLES_NONE;

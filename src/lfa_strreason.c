@@ -9,6 +9,7 @@ LFA_EXPORT const char *lfa_strreason(int reason)
 	switch (reason) {
 	case LFA_REASON_KERNEL: return "kernel";
 	case LFA_REASON_FORCED: return "forced";
+	case LFA_REASON_UNRESERVED: return "unreserved";
 	default: return "none";
 	}
 }

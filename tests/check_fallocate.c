@@ -17,13 +17,16 @@
 #include <linux/falloc.h>
 
 #include "emulate.h"
+#include "libfallocate.h"
 #include "shim.h"
 
 #define SEED 23u
 #define OLD_LEN 100
+#define MiB ((int64_t)1 << 20)
 
 static int fallocate_errno; /* what the fallocate syscall answers; 0: the kernel */
 static int fallocate_calls;
+static int fallocate_lies;  /* the syscall answers 0 and does nothing */
 static int statx_errno;     /* what statx answers; 0: the kernel */
 static int statx_immutable; /* statx adds the immutable attribute */
 
@@ -34,6 +37,8 @@ long syscall(long nr, ...)
 	SHIM_SYSCALL_ARGS(a, nr);
 	if (nr == SYS_fallocate) {
 		fallocate_calls++;
+		if (fallocate_lies)
+			return 0;
 		if (fallocate_errno) {
 			errno = fallocate_errno;
 			return -1;
@@ -82,7 +87,7 @@ static void environment(const char *name, ...)
 /* The tests share one process under CK_FORK=no (valgrind). */
 static void teardown(void)
 {
-	fallocate_errno = statx_errno = statx_immutable = 0;
+	fallocate_errno = statx_errno = statx_immutable = fallocate_lies = 0;
 	environment(NULL);
 }
 
@@ -248,6 +253,68 @@ START_TEST(kernel_success_passes_through)
 	ck_assert_int_eq(fallocate_calls, 2);
 	ck_assert_int_eq(file_size(fd), 65536);
 	ck_assert_int_eq(first_mismatch(p, 0, 65536, 0, OLD_LEN, SEED), -1);
+	close(fd);
+}
+END_TEST
+
+/* A layer that answers 0 and reserves nothing, as Linux 6.1's SMB3 client
+ * holding a lease does over Samba: the file's blocks cannot hold the
+ * range, so the emulation does the work, reported (LFA_REASON_UNRESERVED
+ * and the debug line).  Over a range the blocks can hold, the answer
+ * stands at the cost of one look; where the emulation refuses before its
+ * first write, the kernel's 0 stands, reported as LFA_NOTE_UNRESERVED;
+ * LIBFALLOCATE_EMULATION=never takes the kernel's word.  _i: with statx,
+ * or with fstat as before Linux 4.11. */
+START_TEST(kernel_that_reserved_nothing)
+{
+	struct lfa_report rep = LFA_REPORT_INIT;
+	struct stat st;
+	const char *p;
+	int fd = old_file("unreserved", &p);
+
+	statx_errno = _i ? ENOSYS : 0;
+	fallocate_lies = 1;
+	environment("LIBFALLOCATE_DEBUG", "1", NULL);
+	capture_stderr();
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_msg(strstr(release_stderr(), "emulated (kernel said ok, but the file's blocks "
+				 "cannot hold the range;") != NULL, "debug line: %s", captured);
+	ck_assert_int_eq(rep.path, LFA_PATH_EMULATED);
+	ck_assert_int_eq(rep.reason, LFA_REASON_UNRESERVED);
+	ck_assert_int_eq(rep.native_error, 0);
+	ck_assert_uint_eq(rep.notes & LFA_NOTE_UNRESERVED, LFA_NOTE_UNRESERVED);
+	ck_assert_uint_ge(rep.bytes_written, MiB - 4096);
+	ck_assert_int_eq(file_size(fd), MiB);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_ge((int64_t)st.st_blocks * 512, MiB);
+	ck_assert_int_eq(first_mismatch(p, 0, MiB, 0, OLD_LEN, SEED), -1);
+
+	environment(NULL);
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+	ck_assert_uint_eq(rep.notes, 0);
+	ck_assert_uint_eq(rep.syscalls, 2);
+
+	/* refused (EPERM, immutable) before any write: the 0 stands */
+	statx_immutable = !_i;
+	if (statx_immutable) {
+		rep = (struct lfa_report)LFA_REPORT_INIT;
+		ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), 0);
+		ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+		ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
+		ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED);
+		ck_assert_uint_eq(rep.bytes_written, 0);
+		ck_assert_int_eq(file_size(fd), MiB);
+		statx_immutable = 0;
+	}
+
+	environment("LIBFALLOCATE_EMULATION", "never", NULL);
+	fallocate_calls = 0;
+	ck_assert_int_eq(posix_fallocate(fd, 0, 4 * MiB), 0);
+	ck_assert_int_eq(fallocate_calls, 1);
+	ck_assert_int_eq(file_size(fd), MiB);
+	ck_assert_int_eq(first_mismatch(p, 0, MiB, 0, OLD_LEN, SEED), -1);
 	close(fd);
 }
 END_TEST
@@ -609,6 +676,7 @@ int main(void)
 	tcase_add_loop_test(tc, mode_0_emulated_only_when_asked, 0, 4);
 	tcase_add_test(tc, other_modes_keep_the_kernels_answer);
 	tcase_add_test(tc, kernel_success_passes_through);
+	tcase_add_loop_test(tc, kernel_that_reserved_nothing, 0, 2);
 	tcase_add_test(tc, debug_line_of_the_kernels_answer);
 	tcase_add_test(tc, debug_line_of_posix_fallocate);
 	tcase_add_test(tc, settings_from_the_environment);

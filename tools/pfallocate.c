@@ -628,6 +628,8 @@ static void print_human(const struct outcome *o)
 		printf(" (kernel said: %s", strerror(r->native_error));
 	else if (r->reason == LFA_REASON_FORCED)
 		printf(" (forced");
+	else if (r->reason == LFA_REASON_UNRESERVED)
+		printf(" (kernel said ok, but the file's blocks could not hold the range");
 	if (r->holes != LFA_HOLES_NONE)
 		printf("; holes found by %s", lfa_strholes(r->holes));
 	if (r->path == LFA_PATH_EMULATED)
