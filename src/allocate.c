@@ -43,7 +43,7 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 	if (opt->emulation == LFA_EMULATE_ALWAYS)
 		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
 	else if (rep->unreserved)
-		snprintf(why, sizeof why, "kernel said ok, but the file's blocks cannot hold the range");
+		snprintf(why, sizeof why, "kernel said ok, but reserved nothing it can show");
 	else
 		snprintf(why, sizeof why, "kernel said %s", strerror(rep->native_error));
 	lfa_debug(fd, "%s(fd=%d, offset=%" PRId64 ", len=%" PRId64 "): emulated (%s; holes by %s%s%s): "
@@ -84,11 +84,10 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		rep->syscalls++;
 		err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
 		/* A layer can accept the call and reserve nothing (SMB3 with a
-		 * lease): one look at the file's blocks tells where it cannot
+		 * lease): one look at the file's blocks tells where that cannot
 		 * be true, and the emulation then does the work. */
 		if (!err && opt->emulation != LFA_EMULATE_NEVER) {
-			rep->syscalls++;
-			rep->unreserved = lfa_native_unreserved(fd, len);
+			rep->unreserved = lfa_native_unreserved(fd, len, &rep->syscalls);
 		}
 		if (!rep->unreserved && (!err || opt->emulation == LFA_EMULATE_NEVER ||
 					 (err != ENOSYS && err != EOPNOTSUPP)))

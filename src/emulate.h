@@ -112,9 +112,10 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
-/* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be true:
- * the file's blocks hold fewer than len bytes.  Keeps errno. */
-int lfa_native_unreserved(int fd, int64_t len) LFA_HIDDEN;
+/* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be
+ * taken: the file's blocks hold fewer than len bytes, or the file is on
+ * SMB, whose 0 means nothing.  Keeps errno; counts its syscalls. */
+int lfa_native_unreserved(int fd, int64_t len, unsigned *syscalls) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the
