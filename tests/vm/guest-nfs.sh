@@ -14,6 +14,7 @@
 # emulation (-g) or plain O_APPEND writes of 100 zeros (-z: what NFS itself
 # does with two clients' appends).
 #   guest-nfs.sh RECORDS RUNS SYNC_RECORDS SYNC_RUNS [VERSION...] [default] [sync]
+# LFA_NFS_ROWS="4.2-default 3-sync ...": those rows only.
 # Prints one line per run "row VERS MOUNTS WHO RECORDS LOST SPLIT ..." and
 # a sum per row and WHO; exits 1 where, on a row, the library lost more
 # records in all than glibc's emulation or than NFS's own appends (either:
@@ -37,7 +38,9 @@ for p in rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs; do
 done
 [ -x tests/append-race ] || { echo "guest-nfs.sh: tests/append-race is not built" >&2; exit 99; }
 say "guest kernel: $(uname -r), $(nproc) CPUs"
-for m in loop ext4 virtio_blk sunrpc nfsd nfs nfsv3 nfsv4; do
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/servers.sh"
+for m in loop ext4 virtio_blk; do
 	modprobe "$m" || say "modprobe $m failed"
 done
 
@@ -47,53 +50,29 @@ dev=/dev/vda
 if [ ! -b $dev ]; then
 	truncate -s 512M /tmp/nfs-back.img && dev=/tmp/nfs-back.img
 fi
-mkdir -p /srv/back /export
+mkdir -p /srv/back
 mkfs.ext3 -q -F $dev && mount -t ext3 $dev /srv/back || { echo "guest-nfs.sh: no ext3" >&2; exit 99; }
 chmod 1777 /srv/back
-mount -t tmpfs -o mode=755 nfsroot /export && mkdir /export/back &&
-	mount --bind /srv/back /export/back || exit 99
-
-# The server, on 127.0.0.1 only; a grace period of 10 s (the shortest the
-# kernel takes), no lock manager needed (nolock for v3).
-mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery /run/rpcbind /etc/exports.d
-mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
-echo 10 > /proc/fs/nfsd/nfsv4leasetime 2> /dev/null || say "no nfsv4leasetime"
-echo 10 > /proc/fs/nfsd/nfsv4gracetime 2> /dev/null || say "no nfsv4gracetime"
-cat > /etc/exports << 'EOF'
-/export 127.0.0.1(rw,fsid=0,crossmnt,no_subtree_check,no_root_squash,insecure)
-/export/back 127.0.0.1(rw,fsid=1,no_subtree_check,no_root_squash,insecure)
-EOF
-: > /var/lib/nfs/etab
-rpcbind -w 2> /dev/null || rpcbind || { echo "guest-nfs.sh: rpcbind failed" >&2; exit 99; }
-exportfs -ra || exit 99
-rpc.mountd -H 127.0.0.1 2> /dev/null || rpc.mountd || exit 99
-rpc.nfsd -H 127.0.0.1 4 || { echo "guest-nfs.sh: rpc.nfsd failed" >&2; exit 99; }
+nfs_start back=/srv/back || exit 99
 started=$(date +%s)
 
-# mount_nfs VERS OPTS DIR
+# mount_nfs VERS OPTS DIR: a client of its own (nosharecache)
 mount_nfs() {
-	mkdir -p "$3"
-	case $1 in
-	3) mount -t nfs -o vers=3,nolock,nosharecache,$2 127.0.0.1:/export/back "$3" ;;
-	*) mount -t nfs -o vers=$1,nosharecache,$2 127.0.0.1:/back "$3" ;;
-	esac
+	nfs_mount "$1" "nosharecache,$2" back "$3"
 }
 
 # v4 mounts wait out the grace period (10 s) on their first open.
 rc=0
 for v in $versions; do
 	for m in $mounts; do
+		case " ${LFA_NFS_ROWS:-$v-$m} " in *" $v-$m "*) ;; *) continue ;; esac
 		n=$records runs_here=$runs
 		[ $m = sync ] && n=$sync_records runs_here=$sync_runs
 		opts=hard
 		[ $m = sync ] && opts=hard,sync
 		mount_nfs "$v" "$opts" /mnt/a && mount_nfs "$v" "$opts" /mnt/b ||
 			{ echo "guest-nfs.sh: cannot mount NFSv$v" >&2; exit 99; }
-		if [ "$v" != 3 ]; then # the grace period: wait for an open to pass
-			t=0
-			until : > /mnt/a/.grace 2> /dev/null || [ $t -ge 60 ]; do sleep 1; t=$((t + 1)); done
-			rm -f /mnt/a/.grace
-		fi
+		[ "$v" = 3 ] || nfs_wait_grace /mnt/a
 		for who in ours glibc nfs; do
 			opt=""
 			[ $who = glibc ] && opt=-g
@@ -125,6 +104,5 @@ for v in $versions; do
 	done
 done
 say "NFS rows: $(($(date +%s) - started)) s"
-rpc.nfsd 0
-exportfs -ua
+servers_stop
 exit $rc

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
+# The VM lane (issue 30), each part its own boot of Debian 12's kernel:
+#   lane.sh quick|full TEST...
+#   1. the TESTs (unit tests, real-filesystem tests) on ext4 (check-vm.sh);
+#   2. NFS and SMB3 rows, bytes checked on the server (check-vm-shared.sh);
+#   3. two NFS clients, an appender against growth (check-vm-nfs.sh);
+#   4. power loss replayed (power.sh).
+# quick (make check-vm, CI; under 10 minutes on 2 cores) runs four of the
+# eight shared rows (every filesystem, NFS version and lease appears), the
+# two-client rows that small samples can judge (NFSv4.2 default mounts,
+# both versions with sync mounts: NFSv3 default mounts lose records in
+# single runs at NFS's own rate, README) with 4,000 and 300 records, and
+# one replay point per phase; full (make check-vm-full) every row with
+# check-vm-nfs's default records and every replay point.  The LFA_*
+# variables of each part, set, win.  Each part's time and the lane's.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+mode=$1
+shift
+start=$(date +%s)
+rc=0
+part() {
+	name=$1
+	shift
+	t0=$(date +%s)
+	"$@" || rc=1
+	echo "# lane: $name: $(($(date +%s) - t0)) s"
+}
+part "tests on 6.1" sh "$here/check-vm.sh" "$@"
+if [ "$mode" = quick ]; then
+	LFA_SHARED_ROWS=${LFA_SHARED_ROWS-nfs3-ext3 nfs4.2-ext4 smb-lease-ext4 smb-nolease-ext3} \
+		part "NFS and SMB rows" sh "$here/check-vm-shared.sh"
+	LFA_NFS_ARGS=${LFA_NFS_ARGS-4000 1 300 1} LFA_NFS_ROWS=${LFA_NFS_ROWS-4.2-default 3-sync 4.2-sync} \
+		part "two NFS clients" sh "$here/check-vm-nfs.sh"
+	LFA_POWER_POINTS=${LFA_POWER_POINTS-1} part "power loss" sh "$here/power.sh"
+else
+	part "NFS and SMB rows" sh "$here/check-vm-shared.sh"
+	part "two NFS clients" sh "$here/check-vm-nfs.sh"
+	LFA_POWER_POINTS=${LFA_POWER_POINTS-all} part "power loss" sh "$here/power.sh"
+fi
+echo "# check-vm lane ($mode): $(($(date +%s) - start)) s"
+[ $rc = 0 ] && echo "check-vm lane: PASS" || echo "check-vm lane: FAIL"
+exit $rc
