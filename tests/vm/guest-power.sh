@@ -11,10 +11,13 @@
 # device); mkfs -E nodiscard, four files of known content (data and
 # holes), synced; then, each followed by sync and a mark, the library's
 # emulation (LIBFALLOCATE_EMULATION=always, tests/lfa-call) of a growth
-# and of a hole fill, then glibc's (python3's os.posix_fallocate: neither
-# filesystem has fallocate, so glibc emulates).  The log is then replayed
+# and of a hole fill (through O_DSYNC, so that its writes reach the disk
+# inside the call), then glibc's (python3's os.posix_fallocate: neither
+# filesystem has fallocate, so glibc emulates), a mark as each call
+# returns and another after its sync.  The log is then replayed
 # (tests/vm/replay-log) onto a fresh copy of the pattern, to POINTS flush,
-# FUA or mark entries spread over each phase ("all": every one), and at
+# FUA or mark entries spread over each phase, any entry inside a call
+# ("all": every one), and at
 # each point: the journal replayed (ext3) or e2fsck -fy (ext2), then
 # e2fsck -fn must find nothing, the filesystem mounted read-only, and in
 # every file each old byte must be intact and each byte past the old
@@ -82,17 +85,22 @@ run_ops() { # FS: the logged run
 	for impl in lib glibc; do
 		for op in grow hole; do
 			f=$w/mnt/$impl-$op
+			# The hole fill through O_DSYNC: its writes reach the
+			# disk inside the call, each with its flush.
+			flags=rdwr pyflags=os.O_RDWR
+			[ $op = hole ] && flags=rdwr,dsync pyflags="os.O_RDWR | os.O_DSYNC"
 			if [ $impl = lib ]; then
-				LIBFALLOCATE_EMULATION=always "$lfacall" -o rdwr "$f" "posix_fallocate:0:0:$final" > /dev/null ||
+				LIBFALLOCATE_EMULATION=always "$lfacall" -o $flags "$f" "posix_fallocate:0:0:$final" > /dev/null ||
 					echo "# $1: the library's $op failed"
 			else
-				/usr/bin/python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.posix_fallocate(fd, 0, int(sys.argv[2]))' "$f" $final || echo "# $1: glibc's $op failed"
+				/usr/bin/python3 -c "import os, sys
+fd = os.open(sys.argv[1], $pyflags)
+os.posix_fallocate(fd, 0, int(sys.argv[2]))" "$f" $final || echo "# $1: glibc's $op failed"
 			fi
 			if [ "$break_mode" = stale ] && [ $impl-$op = lib-grow ]; then
 				dd if=$w/pattern.img of="$f" bs=4k count=1 seek=256 conv=notrunc 2> /dev/null
 			fi
+			dmsetup message lfa-power 0 mark "$impl-$op-return"
 			sync
 			dmsetup message lfa-power 0 mark "$impl-$op"
 		done
@@ -129,23 +137,31 @@ for fs in ext3 ext2; do
 	t1=$(date +%s)
 	# Candidate points after the start mark: flush, FUA and mark entries,
 	# each in the phase it ends in (the phase named by the next mark).
-	awk -v want="$points" 'BEGIN { n = 0 }
+	# A phase that ends at an "-return" mark is a call (its writes reach
+	# the disk there only through O_DSYNC): every entry of it is a
+	# point, a crash part-way through the call.
+	awk -v want="$points" 'BEGIN { n = 0; a = 0 }
 		$2 ~ /M/ && $5 == "start" { on = 1; print $1, "start"; next }
 		!on { next }
 		$2 ~ /[FUM]/ { c[n] = $1; n++ }
+		{ all[a] = $1; a++ }
 		$2 ~ /M/ {
+			if ($5 ~ /-return$/) { n = a; for (j = 0; j < a; j++) c[j] = all[j] }
 			k = (want == "all" || n <= want) ? n : want
 			for (j = 0; j < k; j++) {
 				idx = (k == n) ? j : (k == 1) ? n - 1 : int(j * (n - 1) / (k - 1) + 0.5)
 				if (!(idx in done)) print c[idx], $5
 				done[idx] = 1
 			}
-			n = 0; delete c; delete done
+			n = 0; a = 0; delete c; delete all; delete done
 		}' $w/entries > $w/points
-	cand=$(awk '$2 ~ /M/ && $5 == "start" { on = 1 } on && $2 ~ /[FUM]/ { n++ } END { print n + 0 }' $w/entries)
+	cand=$(awk '$2 ~ /M/ && $5 == "start" { on = 1; next } !on { next }
+		{ all++ } $2 ~ /[FUM]/ { fum++ }
+		$2 ~ /M/ { if ($5 ~ /-return$/) n += all; else n += fum; all = 0; fum = 0 }
+		END { print n + 0 }' $w/entries)
 	cp $w/pattern.img $w/replay.img
 	prev=0
-	echo "# $fs: $n log entries, $(wc -l < $w/points) of $cand flush, FUA and mark points; the logged run: $((t1 - t0)) s"
+	echo "# $fs: $n log entries, $(wc -l < $w/points) of $cand points (flush, FUA and mark entries; inside a call, every entry); the logged run: $((t1 - t0)) s"
 	while read -r i phase; do
 		"$replay" $w/log.img apply $w/replay.img $prev $((i + 1)) || exit 1
 		prev=$((i + 1))
