@@ -17,7 +17,7 @@
 # returns and another after its sync.  The log is then replayed
 # (tests/vm/replay-log) onto a fresh copy of the pattern, to POINTS flush,
 # FUA or mark entries spread over each phase, any entry inside a call
-# ("all": every one), and at
+# ("all": every flush, FUA and mark entry, and 32 inside each call), and at
 # each point: the journal replayed (ext3) or e2fsck -fy (ext2), then
 # e2fsck -fn must find nothing, the filesystem mounted read-only, and in
 # every file each old byte must be intact and each byte past the old
@@ -146,8 +146,10 @@ for fs in ext3 ext2; do
 		$2 ~ /[FUM]/ { c[n] = $1; n++ }
 		{ all[a] = $1; a++ }
 		$2 ~ /M/ {
-			if ($5 ~ /-return$/) { n = a; for (j = 0; j < a; j++) c[j] = all[j] }
+			inside = $5 ~ /-return$/
+			if (inside) { n = a; for (j = 0; j < a; j++) c[j] = all[j] }
 			k = (want == "all" || n <= want) ? n : want
+			if (want == "all" && inside && k > 32) k = 32
 			for (j = 0; j < k; j++) {
 				idx = (k == n) ? j : (k == 1) ? n - 1 : int(j * (n - 1) / (k - 1) + 0.5)
 				if (!(idx in done)) print c[idx], $5

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # Sourced inside the VM (tests/vm/vm.sh) by guest-nfs.sh and
