@@ -12,8 +12,8 @@
 # two-client rows that small samples can judge (NFSv4.2 default mounts,
 # both versions with sync mounts: NFSv3 default mounts lose records in
 # single runs at NFS's own rate, README) with 4,000 and 300 records, and
-# three replay points per phase (inside a call: its first entry, its middle
-# one and its return); full (make check-vm-full) every row with
+# two replay points per phase (inside a call: its first entry and its
+# return); full (make check-vm-full) every row with
 # check-vm-nfs's default records and every replay point.  The LFA_*
 # variables of each part, set, win.  Each part's time and the lane's.
 set -u
@@ -35,7 +35,7 @@ if [ "$mode" = quick ]; then
 		part "NFS and SMB rows" sh "$here/check-vm-shared.sh"
 	LFA_NFS_ARGS=${LFA_NFS_ARGS-4000 1 300 1} LFA_NFS_ROWS=${LFA_NFS_ROWS-4.2-default 3-sync 4.2-sync} \
 		part "two NFS clients" sh "$here/check-vm-nfs.sh"
-	LFA_POWER_POINTS=${LFA_POWER_POINTS-3} part "power loss" sh "$here/power.sh"
+	LFA_POWER_POINTS=${LFA_POWER_POINTS-2} part "power loss" sh "$here/power.sh"
 else
 	part "NFS and SMB rows" sh "$here/check-vm-shared.sh"
 	part "two NFS clients" sh "$here/check-vm-nfs.sh"
