@@ -312,14 +312,16 @@ int main(int argc, char **argv)
 	unlink(path);
 	free(landed);
 	/* The file grew by the zeros that landed past the records; what the
-	 * library wrote beyond that landed over bytes already there: blocks it
-	 * read back as zeros (on NFS from the server, with O_DIRECT: its own
-	 * earlier zeros), or another client's records, which are then lost.
-	 * Fewer written than grown would be writes not reported. */
+	 * library wrote beyond that is not in that growth: written over blocks
+	 * it read back as zeros (on NFS from the server, with O_DIRECT: its
+	 * own earlier zeros) or over another client's records (then lost), or
+	 * overwritten since by that client's appends placed at a stale end of
+	 * file (NFS: the records intact, the zeros gone).  Fewer written than
+	 * grown would be writes not reported. */
 	if (allocate == library_allocate && !zeros_only) {
 		printf("append-race: accounted: the library reported %" PRIu64 " bytes written, the file "
-		       "grew by %" PRId64 " bytes of zeros: %" PRId64 " written over bytes already there "
-		       "(zeros it read back, or records lost)\n",
+		       "grew by %" PRId64 " bytes of zeros: %" PRId64 " not in that growth (written over "
+		       "zeros it read back or over lost records, or overwritten by later appends)\n",
 		       library_written, grown, (int64_t)library_written - grown);
 		if (grown >= 0 && (int64_t)library_written < grown) {
 			fprintf(stderr, "append-race: zeros written that the library did not report\n");
