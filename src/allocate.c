@@ -128,16 +128,19 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		rep->syscalls++;
 		lfa_job_close(bound, bound_slot);
 	}
+restore:
 	/* After the kernel's 0, an emulation that refused before its first
-	 * write (an O_WRONLY descriptor on a server's filesystem, say) leaves
-	 * that 0 standing, reported: the kernel's answer, as glibc gives it.
-	 * Running out of space or failing I/O is the answer the call owed. */
+	 * write (an O_WRONLY descriptor on a server's filesystem, a
+	 * copy-on-write filesystem, no descriptor of its own) leaves that 0
+	 * standing, reported: the kernel's answer, as glibc gives it.  Running
+	 * out of space or failing I/O is the answer the call owed. */
 	if (rep->unreserved && err && !rep->bytes_written && err != ENOSPC && err != EDQUOT &&
 	    err != EIO && err != EINTR) {
 		rep->native_stood = err;
+		rep->emulated = 0;
+		rep->hole_map = LFA_MAP_NONE;
 		err = 0;
 	}
-restore:
 	errno = saved_errno;
 out:
 	if (lfa_settings(fd).debug)

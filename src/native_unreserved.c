@@ -20,10 +20,10 @@
 
 static int smb_client(int fd, unsigned *syscalls)
 {
-	struct statfs sf;
+	struct statfs64 sf;
 
 	++*syscalls;
-	if (fstatfs(fd, &sf) != 0)
+	if (fstatfs64(fd, &sf) != 0)
 		return 0;
 	return (uint32_t)sf.f_type == FS_CIFS || (uint32_t)sf.f_type == FS_SMB2 ||
 	       (uint32_t)sf.f_type == FS_SMB;

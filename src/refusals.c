@@ -312,7 +312,13 @@ int emul_refusal(struct emul_job *j, int *decided)
 	if (pseudo_filesystem(j->fs_type))
 		return EOPNOTSUPP;
 	/* Zeros there reserve no space for later overwrites (and compress to
-	 * nothing): an administrator may prefer the kernel's answer. */
+	 * nothing): where the kernel said 0 and its blocks show nothing
+	 * (OpenZFS answers 0 and leaves the file sparse, and counts its blocks
+	 * compressed and late), zeros would promise no more, so the 0 stands
+	 * (lfa_run_job); elsewhere an administrator may prefer the kernel's
+	 * answer. */
+	if (j->rep->copy_on_write && j->rep->unreserved)
+		return EOPNOTSUPP;
 	if (j->rep->copy_on_write && lfa_settings(j->fd).refuse_copy_on_write)
 		return j->rep->native_error ? j->rep->native_error : EOPNOTSUPP;
 	/* A server's size: the first look kept what the kernel had, so it is

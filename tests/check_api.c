@@ -67,8 +67,10 @@ START_TEST(native_path)
 		ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
 		ck_assert_int_eq(rep.holes, LFA_HOLES_NONE);
 		ck_assert_uint_eq(rep.bytes_written, 0);
-		/* the call, and one look at the blocks it reserved */
-		ck_assert_uint_eq(rep.syscalls, 2);
+		/* the call, and one look at the blocks it reserved (statx;
+		 * fstat, and fstatfs on an anonymous device, without it) */
+		ck_assert_uint_ge(rep.syscalls, 2);
+		ck_assert_uint_le(rep.syscalls, 3);
 	}
 	close(fd);
 }

@@ -14,6 +14,7 @@
 #include "check-run.h"
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <linux/falloc.h>
 
 #include "emulate.h"
@@ -29,6 +30,12 @@ static int fallocate_calls;
 static int fallocate_lies;  /* the syscall answers 0 and does nothing */
 static int statx_errno;     /* what statx answers; 0: the kernel */
 static int statx_immutable; /* statx adds the immutable attribute */
+/* The filesystem played (fstatfs64's f_type; 0: the real one), and what
+ * statx says of it: SMB's attribute mask and an anonymous device.  statx
+ * then names no mount, so that nothing the library remembers of the real
+ * mount answers instead. */
+static long played_fs_type;
+static int played_smb_statx;
 
 long syscall(long nr, ...)
 {
@@ -59,7 +66,22 @@ int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 		sx->stx_attributes |= STATX_ATTR_IMMUTABLE;
 		sx->stx_attributes_mask |= STATX_ATTR_IMMUTABLE;
 	}
+	if (played_fs_type)
+		sx->stx_mask &= ~0x4000u; /* STATX_MNT_ID_UNIQUE */
+	if (played_smb_statx) {
+		sx->stx_attributes_mask = STATX_ATTR_COMPRESSED | STATX_ATTR_ENCRYPTED;
+		sx->stx_dev_major = 0;
+	}
 	return 0;
+}
+
+int fstatfs64(int fd, struct statfs64 *sf)
+{
+	int r = REAL(fstatfs64)(fd, sf);
+
+	if (r == 0 && played_fs_type)
+		sf->f_type = played_fs_type;
+	return r;
 }
 
 static const char *const variables[] = {
@@ -88,6 +110,7 @@ static void environment(const char *name, ...)
 static void teardown(void)
 {
 	fallocate_errno = statx_errno = statx_immutable = fallocate_lies = 0;
+	played_fs_type = played_smb_statx = 0;
 	environment(NULL);
 }
 
@@ -315,6 +338,44 @@ START_TEST(kernel_that_reserved_nothing)
 	ck_assert_int_eq(fallocate_calls, 1);
 	ck_assert_int_eq(file_size(fd), MiB);
 	ck_assert_int_eq(first_mismatch(p, 0, MiB, 0, OLD_LEN, SEED), -1);
+	close(fd);
+}
+END_TEST
+
+/* The kernel's 0 on SMB is never taken, even where the file's blocks
+ * could hold the range (SMB's client counts them from the size): one
+ * fstatfs after statx's attribute mask names SMB, and the emulation does
+ * the work.  On a copy-on-write filesystem whose blocks show nothing
+ * (OpenZFS answers 0 and leaves the file sparse) the 0 stands: zeros
+ * would promise no more. */
+START_TEST(unreserved_on_smb_and_copy_on_write)
+{
+	struct lfa_report rep = LFA_REPORT_INIT;
+	const char *p;
+	int fd = old_file("smb", &p);
+
+	ck_assert_int_eq(posix_fallocate(fd, 0, 64 * 1024), 0); /* blocks enough */
+	fallocate_lies = 1;
+	played_fs_type = 0xFE534D42; /* SMB2 */
+	played_smb_statx = 1;
+	ck_assert_int_eq(lfa_allocate(fd, 0, 64 * 1024, NULL, &rep), 0);
+	ck_assert_int_eq(rep.path, LFA_PATH_EMULATED);
+	ck_assert_int_eq(rep.reason, LFA_REASON_UNRESERVED);
+	ck_assert_uint_eq(rep.notes & LFA_NOTE_UNRESERVED, LFA_NOTE_UNRESERVED);
+	ck_assert_int_eq(first_mismatch(p, 0, 64 * 1024, 0, OLD_LEN, SEED), -1);
+	close(fd);
+
+	fd = old_file("zfs", &p);
+	played_smb_statx = 0;
+	played_fs_type = 0x2FC12FC1; /* zfs */
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+	ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
+	ck_assert_int_eq(rep.holes, LFA_HOLES_NONE);
+	ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED | LFA_NOTE_COPY_ON_WRITE);
+	ck_assert_uint_eq(rep.bytes_written, 0);
+	unchanged(p); /* the lie grew nothing, and nothing was written */
 	close(fd);
 }
 END_TEST
@@ -677,6 +738,7 @@ int main(void)
 	tcase_add_test(tc, other_modes_keep_the_kernels_answer);
 	tcase_add_test(tc, kernel_success_passes_through);
 	tcase_add_loop_test(tc, kernel_that_reserved_nothing, 0, 2);
+	tcase_add_test(tc, unreserved_on_smb_and_copy_on_write);
 	tcase_add_test(tc, debug_line_of_the_kernels_answer);
 	tcase_add_test(tc, debug_line_of_posix_fallocate);
 	tcase_add_test(tc, settings_from_the_environment);

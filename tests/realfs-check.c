@@ -850,11 +850,14 @@ static int blocks_cover(const char *path, int64_t len)
 /* The kernel's answer on a twin of the file, or -1 when it has no
  * fallocate here (then there is nothing to compare). */
 static int kernel_answer(const char *twin, const struct fs_kind *k, enum shape s,
-			 const struct range *r, int64_t *size_after)
+			 const struct range *r, int64_t *size_after, int *reserved)
 {
+	char back[4096];
+	const char *how;
 	int fd, err;
 
 	*size_after = -1;
+	*reserved = 0;
 	if (!kernel_has_fallocate)
 		return -1;
 	if (!preset)
@@ -863,6 +866,12 @@ static int kernel_answer(const char *twin, const struct fs_kind *k, enum shape s
 	if (fd < 0)
 		return -2;
 	err = native_fallocate(fd, 0, r->off, r->len);
+	/* whether its 0 reserved the range (SMB with a lease: not) */
+	if (!err && fsync(fd) == 0) {
+		if (backing_dir)
+			backing_path(back, sizeof back, strrchr(twin, '/') + 1);
+		*reserved = range_allocated(backing_dir ? back : twin, r->off, r->off + r->len, &how);
+	}
 	close(fd);
 	*size_after = path_size(twin);
 	unlink(twin);
@@ -877,7 +886,7 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	int64_t old_size, want, pos, kernel_size;
 	struct range r;
 	const char *how, *broken;
-	int fd = -1, err, kernel, ok = 1;
+	int fd = -1, err, kernel, kernel_reserved, ok = 1;
 
 	snprintf(path, sizeof path, "%s/fs-%s-%d", dir, k->name, (int)(c - k->cases));
 	snprintf(twin, sizeof twin, "%s/fs-%s-%d.kernel", dir, k->name, (int)(c - k->cases));
@@ -888,7 +897,7 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	snprintf(label, sizeof label, "%s/%s/%s off=%lld len=%lld", k->name,
 		 shape_names[c->shape], r.name, (long long)r.off, (long long)r.len);
 	snprintf(why, whylen, "%s", label);
-	kernel = kernel_answer(twin, k, c->shape, &r, &kernel_size);
+	kernel = kernel_answer(twin, k, c->shape, &r, &kernel_size, &kernel_reserved);
 	old = read_all(path, old_size);
 	want = old_size > r.off + r.len ? old_size : r.off + r.len;
 	fd = open(path, k->flags);
@@ -902,20 +911,24 @@ static int fs_case(const struct fs_kind *k, const struct fs_case *c, char *why, 
 	errno = EDOM; /* posix_fallocate(3lfa): errno keeps its value on every path */
 	err = allocate(fd, r.off, r.len);
 	CHECK(errno == EDOM, "errno changed to %s", err_name(errno));
-	/* Where the kernel said 0 too (SMB with a lease, which reserves
-	 * nothing), the library, unable to emulate through this descriptor,
+	/* Where the kernel said 0 too and reserved nothing (SMB with a
+	 * lease), the library, unable to emulate through this descriptor,
 	 * lets that 0 stand (reported: LFA_NOTE_UNRESERVED), the kernel's
 	 * size with it.  The emulation meets the file as the kernel's 0 left
-	 * it: grown, so that a growth became a fill. */
+	 * it: grown, so that a growth became a fill.  Where the kernel said
+	 * EOPNOTSUPP for this range (SMB: a large one inside a sparse file),
+	 * the refusal is the emulation's, as with no fallocate at all. */
 	if (refused_by_name(k, &r, kernel == 0 ? want : old_size) &&
-	    (kernel < 0 || (kernel == 0 && err == 0))) {
+	    (kernel < 0 || kernel == EOPNOTSUPP || kernel == ENOSYS ||
+	     (kernel == 0 && !kernel_reserved && err == 0))) {
 		unsigned char *now = read_all(path, old_size);
 		int64_t size = path_size(path);
 		int same = (size == old_size || (!err && size == kernel_size)) &&
 			   !memcmp(now, old, (size_t)old_size);
 
 		free(now);
-		CHECK(err == EBADF || ((k->flags & O_DIRECT) && err == EINVAL) || (kernel == 0 && !err),
+		CHECK(err == EBADF || ((k->flags & O_DIRECT) && err == EINVAL) ||
+		      (kernel == 0 && !kernel_reserved && !err),
 		      "returned %s where the file is found by name (wanted glibc's EBADF%s)",
 		      err_name(err), (k->flags & O_DIRECT) ? " or EINVAL" : "");
 		CHECK(same, "refused (%s) after changing the file", err_name(err));

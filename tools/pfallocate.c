@@ -629,13 +629,20 @@ static void print_human(const struct outcome *o)
 	else if (r->reason == LFA_REASON_FORCED)
 		printf(" (forced");
 	else if (r->reason == LFA_REASON_UNRESERVED)
-		printf(" (kernel said ok, but the file's blocks could not hold the range");
+		printf(" (kernel said ok, but reserved nothing it can show");
 	if (r->holes != LFA_HOLES_NONE)
 		printf("; holes found by %s", lfa_strholes(r->holes));
 	if (r->path == LFA_PATH_EMULATED)
 		printf("; %s written", human(r->bytes_written, w, sizeof w));
 	if (r->reason != LFA_REASON_NONE)
 		printf(")");
+	if (r->notes & LFA_NOTE_UNRESERVED && r->reason != LFA_REASON_UNRESERVED)
+		printf(" (kernel said ok, but reserved nothing it can show, and the emulation "
+		       "could not run: the range may hold holes)");
+	if (r->notes & LFA_NOTE_COPY_ON_WRITE)
+		printf(" (copy-on-write: zeros reserve no space)");
+	if (r->notes & LFA_NOTE_GAVE_WAY)
+		printf(" (another writer cut the file again and again)");
 	printf("%s, size %s -> %s, blocks %" PRIu64 " -> %" PRIu64 ", %u syscall%s, %.3f s\n",
 	       o->err ? " failed" : "",
 	       human((uint64_t)o->before.st_size, a, sizeof a),
@@ -722,10 +729,15 @@ static void print_json(const struct config *cfg, const struct outcome *o)
 		printf(",\"holes\":\"%s\",\"bytes_written\":%" PRIu64 ",\"syscalls\":%" PRIu64
 		       ",\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64
 		       ",\"blocks_before\":%" PRIu64 ",\"blocks_after\":%" PRIu64
-		       ",\"seconds\":%.6f",
+		       ",\"seconds\":%.6f,\"notes\":[%s%s%s%s%s]",
 		       lfa_strholes(r->holes), r->bytes_written, r->syscalls,
 		       (uint64_t)o->before.st_size, (uint64_t)o->after.st_size,
-		       (uint64_t)o->before.st_blocks, (uint64_t)o->after.st_blocks, o->seconds);
+		       (uint64_t)o->before.st_blocks, (uint64_t)o->after.st_blocks, o->seconds,
+		       r->notes & LFA_NOTE_COPY_ON_WRITE ? "\"copy-on-write\"" : "",
+		       (r->notes & LFA_NOTE_COPY_ON_WRITE) && (r->notes & ~LFA_NOTE_COPY_ON_WRITE) ? "," : "",
+		       r->notes & LFA_NOTE_GAVE_WAY ? "\"gave-way\"" : "",
+		       (r->notes & LFA_NOTE_GAVE_WAY) && (r->notes & LFA_NOTE_UNRESERVED) ? "," : "",
+		       r->notes & LFA_NOTE_UNRESERVED ? "\"unreserved\"" : "");
 	}
 	puts("}");
 }

@@ -7,7 +7,8 @@
 # device), its package fetched from Debian's archive.  The guest's servers
 # (.ci/packages-vm-servers) are installed here with a policy-rc.d that
 # starts none of them on this machine, and the one there before, if any,
-# is put back.  Each part skips, saying why, where what it needs cannot be
+# is put back; a failed install fails the step (the rows would only skip).
+# Each part of the lane skips, saying why, where what it needs cannot be
 # had.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ chmod 755 $policy
 mapfile -t pkgs < <(grep -Ev '^[[:space:]]*(#|$)' "$here/packages-vm-servers")
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
 	--no-install-recommends "${pkgs[@]}" > /tmp/lfa-apt-vm.log 2>&1 ||
-	{ tail -n 20 /tmp/lfa-apt-vm.log; echo "55-check-vm: the servers could not be installed: their rows skip"; }
+	{ tail -n 20 /tmp/lfa-apt-vm.log; echo "55-check-vm: the guest's servers could not be installed" >&2; exit 1; }
 restore
 trap - EXIT
 make check-vm < /dev/null

@@ -94,6 +94,11 @@ for v in $versions; do
 				acc=$(echo "$out" | sed -n 's/^append-race: accounted: the library reported \([0-9]*\) bytes written, the file grew by \(-*[0-9]*\) bytes of zeros: \(-*[0-9]*\) not in that growth.*/written=\1 grew=\2 other=\3/p')
 				echo "row $v $m $who $n ${lost:-?} ${split:-?} calls=${calls:-?} failed=${failed:-?} $(($(date +%s) - t0))s${acc:+ $acc}"
 				[ -n "$lost" ] || { echo "$out" | tail -n 5; rc=1; lost=0; }
+				# every byte the library wrote must have been reported
+				if echo "$out" | grep -q "did not report"; then
+					echo "FAIL: $(echo "$out" | grep "did not report")"
+					rc=1
+				fi
 				eval "sum_$who=\$((sum_$who + lost))"
 				[ "$who" = ours ] && [ "${failed:-1}" != 0 ] && { echo "$out" | tail -n 5; rc=1; }
 				r=$((r + 1))

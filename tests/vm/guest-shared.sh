@@ -59,9 +59,9 @@ row() {
 	echo "$out" | grep -q '^KIND ' || { echo "[$name] the checker said: $(echo "$out" | tail -n 2)"; rc=1; }
 	echo "$out" | grep -q '^KIND [^ ]* FAIL' && rc=1
 	for shape in growth holes; do
-		k=$(LIBFALLOCATE_EMULATION=never LD_PRELOAD=$lib python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m k 2>&1)
-		l=$(LD_PRELOAD=$lib python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m l 2>&1)
-		g=$(python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m g 2>&1)
+		k=$(LIBFALLOCATE_EMULATION=never LD_PRELOAD=$lib python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m k $fs 2>&1)
+		l=$(LD_PRELOAD=$lib python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m l $fs 2>&1)
+		g=$(python3 "$here/answers.py" $shape /mnt/row/m /srv/$fs/share/m g $fs 2>&1)
 		echo "[$name] $shape: kernel $k; library $l; glibc $g"
 		case $l in
 		"rc=0 "*" holes=0 intact=yes") ;;
