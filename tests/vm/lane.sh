@@ -22,6 +22,14 @@ mode=$1
 shift
 start=$(date +%s)
 rc=0
+# One unpacked kernel and initramfs for the lane's four boots, removed at
+# its end (unless LFA_VM_CACHE names a cache of the caller's).
+if [ -z "${LFA_VM_CACHE:-}" ]; then
+	LFA_VM_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/lfa-vm-cache.XXXXXX") || exit 99
+	trap 'rm -rf --one-file-system "$LFA_VM_CACHE"' EXIT
+	trap 'exit 99' HUP INT TERM
+	export LFA_VM_CACHE
+fi
 part() {
 	name=$1
 	shift
