@@ -68,10 +68,13 @@ int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 	}
 	if (played_fs_type)
 		sx->stx_mask &= ~0x4000u; /* STATX_MNT_ID_UNIQUE */
-	if (played_smb_statx) {
-		sx->stx_attributes_mask = STATX_ATTR_COMPRESSED | STATX_ATTR_ENCRYPTED;
+	if (played_smb_statx) { /* 2: an anonymous device of another kind */
+		sx->stx_attributes_mask = played_smb_statx == 1 ?
+			STATX_ATTR_COMPRESSED | STATX_ATTR_ENCRYPTED : 0;
 		sx->stx_dev_major = 0;
 	}
+	if (statx_immutable && played_smb_statx) /* after the mask above */
+		sx->stx_attributes_mask |= STATX_ATTR_IMMUTABLE;
 	return 0;
 }
 
@@ -363,6 +366,33 @@ START_TEST(unreserved_on_smb_and_copy_on_write)
 	ck_assert_int_eq(rep.reason, LFA_REASON_UNRESERVED);
 	ck_assert_uint_eq(rep.notes & LFA_NOTE_UNRESERVED, LFA_NOTE_UNRESERVED);
 	ck_assert_int_eq(first_mismatch(p, 0, 64 * 1024, 0, OLD_LEN, SEED), -1);
+
+	/* what the sieve lets through, fstatfs settles; what it stops costs
+	 * no fstatfs: the 0 stands, the call and the look */
+	{
+		static const struct {
+			int statx_kind, immutable;
+			long fs_type;
+			unsigned syscalls;
+		} sieve[] = {
+			{ 1, 0, 0x65735546, 3 }, /* SMB's mask, a FUSE filesystem */
+			{ 2, 0, 0xFE534D42, 2 }, /* an anonymous device, no SMB mask */
+			{ 1, 1, 0xFE534D42, 2 }, /* SMB's mask and a local one */
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof sieve / sizeof sieve[0]; i++) {
+			played_smb_statx = sieve[i].statx_kind;
+			statx_immutable = sieve[i].immutable;
+			played_fs_type = sieve[i].fs_type;
+			rep = (struct lfa_report)LFA_REPORT_INIT;
+			ck_assert_int_eq(lfa_allocate(fd, 0, 64 * 1024, NULL, &rep), 0);
+			ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+			ck_assert_uint_eq(rep.notes, 0);
+			ck_assert_uint_eq(rep.syscalls, sieve[i].syscalls);
+		}
+		statx_immutable = 0;
+	}
 	close(fd);
 
 	fd = old_file("zfs", &p);
