@@ -5,7 +5,7 @@
 # own servers on Debian 12's own kernel (6.1), booted by tests/vm/vm.sh:
 # the descriptor matrix and the kernel's, the library's and glibc's answers,
 # bytes checked on the server (tests/vm/guest-shared.sh).  Every row by
-# default; LFA_SHARED_ROWS names some (make check-vm runs four).  Skips,
+# default (make check-vm too); LFA_SHARED_ROWS names some.  Skips,
 # saying why, where qemu, the kernel package, nfs-utils or samba is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
