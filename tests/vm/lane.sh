@@ -8,10 +8,10 @@
 #   3. two NFS clients, an appender against growth (check-vm-nfs.sh);
 #   4. power loss replayed (power.sh).
 # quick (make check-vm, CI; under 10 minutes on 2 cores) runs the eight
-# shared rows, the two-client rows that small samples can judge (NFSv4.2
-# default mounts, both versions with sync mounts; on NFSv3 default mounts
-# single runs of the library have lost more records than NFS's own
-# appends one time in three, README) with 4,000 and 300 records, judged
+# shared rows, the two-client rows that small samples can judge (NFSv3
+# and NFSv4.2 with sync mounts, 300 records: glibc loses nearly all, the
+# library none; on default mounts runs of 4,000 records lose 0 to a few
+# for each side and either may lose more: two CI runs failed so), judged
 # against glibc (against NFS's own only from 60,000 records), and two
 # replay points per phase (inside a call: its first entry and its
 # return); full (make check-vm-full) every row with
@@ -41,7 +41,7 @@ part() {
 part "tests on 6.1" sh "$here/check-vm.sh" "$@"
 if [ "$mode" = quick ]; then
 	part "NFS and SMB rows" sh "$here/check-vm-shared.sh"
-	LFA_NFS_ARGS=${LFA_NFS_ARGS-4000 1 300 1} LFA_NFS_ROWS=${LFA_NFS_ROWS-4.2-default 3-sync 4.2-sync} \
+	LFA_NFS_ARGS=${LFA_NFS_ARGS-4000 1 300 1} LFA_NFS_ROWS=${LFA_NFS_ROWS-3-sync 4.2-sync} \
 		part "two NFS clients" sh "$here/check-vm-nfs.sh"
 	LFA_POWER_POINTS=${LFA_POWER_POINTS-2} part "power loss" sh "$here/power.sh"
 else
