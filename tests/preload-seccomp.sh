@@ -18,10 +18,14 @@
 
 missing=""
 ${CC:-cc} -O2 -pthread -o "$bin/glibc-dynamic" "$top_srcdir/tests/seccomp-target.c" || exit 99
-if command -v musl-gcc >/dev/null 2>&1 &&
-	musl-gcc -static -O2 -pthread -o "$bin/musl-static" "$top_srcdir/tests/seccomp-target.c" 2>/dev/null; then :
-else
+# Where musl-gcc is, the program must build with it: a failure to is ours
+# (its message is shown), never a skip.
+if ! command -v musl-gcc >/dev/null 2>&1; then
 	missing="$missing musl-gcc(musl-tools)"
+elif ! musl-gcc -static -O2 -pthread -o "$bin/musl-static" "$top_srcdir/tests/seccomp-target.c" \
+	2>"$scratch/musl-gcc.err"; then
+	cat "$scratch/musl-gcc.err" >&2
+	fail "musl-gcc cannot build tests/seccomp-target.c (above)"
 fi
 if command -v go >/dev/null 2>&1; then
 	mkdir "$scratch/go" && cp "$top_srcdir/tests/seccomp-target.go" "$scratch/go/main.go" &&

@@ -404,9 +404,19 @@ static int reuse_tid(off_t len, char **paths, int n)
  * shortfall must last two looks).  Then, frozen still, the short calls
  * must end, and every held call reach the filesystem. */
 #include <dirent.h>
-#include <linux/fs.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+/* Debian's musl-gcc sees no Linux headers: the freeze's two requests are
+ * the kernel's ABI, spelled out where <linux/fs.h> cannot be had. */
+#if defined(__has_include) && __has_include(<linux/fs.h>)
+#include <linux/fs.h>
+#endif
+#ifndef FIFREEZE
+#define FIFREEZE _IOWR('X', 119, int)
+#endif
+#ifndef FITHAW
+#define FITHAW _IOWR('X', 120, int)
+#endif
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
