@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
-/* A call past RLIMIT_FSIZE, for tests/fsize-signal.sh (issue 31):
- *   fsize-signal HOW FUNC FILE OFFSET LEN
- * sets RLIMIT_FSIZE to 20000, SIGXFSZ as HOW says (default, ignore,
- * handler, blocked), and calls FUNC (posix_fallocate or fallocate, mode 0)
- * on FILE, opened O_RDWR, from a thread of its own while the main thread
+/* A call past RLIMIT_FSIZE, for tests/fsize-signal.sh (issue 31) and
+ * tests/seccomp-limits.sh (issue 40):
+ *   fsize-signal HOW FUNC FILE OFFSET LEN [LIMIT [MODE [USER]]]
+ * sets RLIMIT_FSIZE to LIMIT (20000), SIGXFSZ as HOW says (default,
+ * ignore, handler, blocked), and calls FUNC (posix_fallocate or fallocate
+ * with MODE: 0, insert, unshare, zero or write-zeroes, each without
+ * KEEP_SIZE) on FILE, opened O_RDWR, as USER (root, the default; nobody:
+ * the process takes uid and gid 65534 after the open, as a daemon drops
+ * its privileges), from a thread of its own while the main thread
  * waits with SIGXFSZ unblocked: a signal sent to the process rather than
  * to the calling thread would be the main thread's to take.  Built three
  * ways: linked with the library, without it (the kernel's or glibc's
@@ -22,14 +26,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "errname.h"
 
-static const char *how, *func, *path;
+#ifndef FALLOC_FL_ZERO_RANGE
+#define FALLOC_FL_ZERO_RANGE 0x10
+#endif
+#ifndef FALLOC_FL_INSERT_RANGE
+#define FALLOC_FL_INSERT_RANGE 0x20
+#endif
+#ifndef FALLOC_FL_UNSHARE_RANGE
+#define FALLOC_FL_UNSHARE_RANGE 0x40
+#endif
+#ifndef FALLOC_FL_WRITE_ZEROES
+#define FALLOC_FL_WRITE_ZEROES 0x80 /* Linux 6.17 */
+#endif
+
+static const char *how, *func, *path, *user = "root";
 static long long offset, len;
+static int mode;
 static volatile pid_t caller_tid;
 static volatile sig_atomic_t handled, handled_in_caller;
 
@@ -83,11 +102,17 @@ static void *caller(void *arg)
 		perror(path);
 		exit(2);
 	}
+	/* glibc's setresgid and setresuid change every thread's. */
+	if (!strcmp(user, "nobody") && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+					setresuid(65534, 65534, 65534) != 0)) {
+		perror("nobody");
+		exit(2);
+	}
 	errno = 0;
 	if (!strcmp(func, "posix_fallocate"))
 		r = posix_fallocate(fd, (off_t)offset, (off_t)len);
 	else
-		r = fallocate(fd, 0, (off_t)offset, (off_t)len) ? errno : 0;
+		r = fallocate(fd, mode, (off_t)offset, (off_t)len) ? errno : 0;
 	printf("%s -> %s handler=%d in-caller=%d pending-in-caller=%d\n", func, err_name(r),
 	       (int)handled, (int)handled_in_caller, pending_here());
 	fflush(stdout);
@@ -102,16 +127,34 @@ int main(int argc, char **argv)
 	pthread_t t;
 	sigset_t none;
 
-	if (argc != 6 || (strcmp(argv[2], "posix_fallocate") && strcmp(argv[2], "fallocate"))) {
-		fprintf(stderr, "usage: fsize-signal default|ignore|handler|blocked "
-			"posix_fallocate|fallocate FILE OFFSET LEN\n");
-		return 2;
-	}
+	static const struct { const char *name; int mode; } modes[] = {
+		{ "0", 0 }, { "zero", FALLOC_FL_ZERO_RANGE }, { "insert", FALLOC_FL_INSERT_RANGE },
+		{ "unshare", FALLOC_FL_UNSHARE_RANGE }, { "write-zeroes", FALLOC_FL_WRITE_ZEROES },
+	};
+	rlim_t limit = 20000;
+	size_t i;
+
+	if (argc < 6 || argc > 9 || (strcmp(argv[2], "posix_fallocate") && strcmp(argv[2], "fallocate")))
+		goto usage;
 	how = argv[1];
 	func = argv[2];
 	path = argv[3];
 	offset = strtoll(argv[4], NULL, 0);
 	len = strtoll(argv[5], NULL, 0);
+	if (argc > 6)
+		limit = (rlim_t)strtoull(argv[6], NULL, 0);
+	if (argc > 7) {
+		for (i = 0; i < sizeof modes / sizeof modes[0] && strcmp(argv[7], modes[i].name); i++)
+			;
+		if (i == sizeof modes / sizeof modes[0])
+			goto usage;
+		mode = modes[i].mode;
+	}
+	if (argc > 8) {
+		user = argv[8];
+		if (strcmp(user, "root") && strcmp(user, "nobody"))
+			goto usage;
+	}
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
 	if (!strcmp(how, "ignore"))
@@ -130,7 +173,7 @@ int main(int argc, char **argv)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (getrlimit(RLIMIT_FSIZE, &lim) == 0)
-		lim.rlim_cur = 20000;
+		lim.rlim_cur = limit;
 	if (setrlimit(RLIMIT_FSIZE, &lim) != 0) {
 		perror("setrlimit");
 		return 2;
@@ -139,4 +182,8 @@ int main(int argc, char **argv)
 		return 2;
 	pthread_join(t, NULL);
 	return 0;
+usage:
+	fprintf(stderr, "usage: fsize-signal default|ignore|handler|blocked posix_fallocate|fallocate"
+		" FILE OFFSET LEN [LIMIT [0|zero|insert|unshare|write-zeroes [root|nobody]]]\n");
+	return 2;
 }

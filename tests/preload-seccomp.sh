@@ -228,7 +228,7 @@ note "exit statuses: 42, killed by SIGTERM, missing command: as the command's"
 "$w" --seccomp "$bin/glibc-static" wait-int > "$scratch/wi" 2>&1 &
 p=$!
 i=0
-until grep -q ready "$scratch/wi" || [ $i -gt 500 ]; do sleep 0.01; i=$((i + 1)); done
+until grep -qs ready "$scratch/wi" || [ $i -gt 500 ]; do sleep 0.01; i=$((i + 1)); done
 kill -INT $p
 rc=0
 wait $p || rc=$?

@@ -113,7 +113,8 @@ tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
 TESTS += tests/preload-seccomp.sh tests/seccomp-parallel.sh tests/seccomp-identity.sh \
-	tests/seccomp-i386.sh tests/seccomp-queue.sh
+	tests/seccomp-i386.sh tests/seccomp-queue.sh tests/seccomp-limits.sh
 EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
 	tests/ctrl-c.py tests/seccomp-lib.sh tests/seccomp-parallel.sh \
-	tests/seccomp-identity.sh tests/seccomp-i386.sh tests/seccomp-queue.sh
+	tests/seccomp-identity.sh tests/seccomp-i386.sh tests/seccomp-queue.sh \
+	tests/seccomp-limits.sh

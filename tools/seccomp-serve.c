@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
-/* One notification, on a worker thread: take the caller's descriptor
- * (pidfd_getfd: a copy of the same open file description, so the same
- * file, flags and offset) and the calling thread's identity, make sure the
- * notification is still the caller's, and as the caller call fallocate on
- * the copy (the library's engine when the rules let mode 0 emulate, with
- * the rules of the caller's ABI and process); answer.  The supervisor is
+/* One notification, on a worker thread.  A call that may not be emulated
+ * (any mode but 0, or mode 0 where the rules say never) goes back to the
+ * kernel, to run in the caller.  For the others: take the caller's
+ * descriptor (pidfd_getfd: a copy of the same open file description, so
+ * the same file, flags and offset), the calling thread's identity and its
+ * process's RLIMIT_FSIZE, make sure the notification is still the
+ * caller's, and as the caller run the library's engine on the copy with
+ * the rules of the caller's ABI and process; answer.  The supervisor is
  * not under the filter: its own calls reach the kernel. */
 #define _GNU_SOURCE
 #include "config.h"
@@ -28,7 +30,6 @@
 #include "seccomp-abi.h"
 #include "emulate.h"
 #include "seccomp-serve.h"
-#include "sys_fallocate.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for any thread */
@@ -106,6 +107,7 @@ struct kept {
 	pid_t tid;      /* 0: a free slot */
 	int pidfd;      /* a pidfd of the thread (PIDFD_THREAD) */
 	int status_fd;  /* its /proc/TID/status, or -1 */
+	int limits_fd;  /* its /proc/TID/limits, or -1 */
 	unsigned long used;
 };
 
@@ -118,6 +120,8 @@ static void kept_drop(struct kept *k)
 		close(k->pidfd);
 	if (k->status_fd >= 0)
 		close(k->status_fd);
+	if (k->limits_fd >= 0)
+		close(k->limits_fd);
 	k->tid = 0;
 }
 
@@ -231,28 +235,21 @@ static struct outcome allocate(const struct sc_server *s, int fd, const struct s
 		o.fsize_signal = 1;
 		return o;
 	}
-	if (c->mode == 0 && s->policy.emulate_mode0) {
-		memset(&opt, 0, sizeof opt);
-		opt.emulation = engine_policy(s->policy.emulation);
-		opt.progress = target_gone;
-		opt.progress_arg = &check;
-		/* The caller made the fallocate syscall: where nothing can
-		 * be emulated, the kernel's answer (refusals.c). */
-		opt.kernel_answers = 1;
-		opt.foreign_caller = 1;
-		opt.caller_largefile = r->largefile;
-		opt.caller_fsize = r->fsize;
-		o.err = lfa_run_job("fallocate-preload --seccomp", fd, c->offset, c->len, INT64_MAX,
-				    &opt, &rep);
-		if (rep.emulated || opt.emulation == LFA_EMULATE_ALWAYS ||
-		    (opt.emulation == LFA_EMULATE_AUTO && fallback_error(rep.native_error)))
-			o.path = "emulated";
-		o.fsize_signal = rep.fsize_signal;
-		return o;
-	}
-	/* The kernel's call, for this program's own ABI (64-bit values split
-	 * where it is a 32-bit one): the target's ABI does not matter here. */
-	o.err = lfa_sys_fallocate(fd, c->mode, c->offset, c->len);
+	memset(&opt, 0, sizeof opt);
+	opt.emulation = engine_policy(s->policy.emulation);
+	opt.progress = target_gone;
+	opt.progress_arg = &check;
+	/* The caller made the fallocate syscall: where nothing can be
+	 * emulated, the kernel's answer (refusals.c). */
+	opt.kernel_answers = 1;
+	opt.foreign_caller = 1;
+	opt.caller_largefile = r->largefile;
+	opt.caller_fsize = r->fsize;
+	o.err = lfa_run_job("fallocate-preload --seccomp", fd, c->offset, c->len, INT64_MAX, &opt, &rep);
+	if (rep.emulated || opt.emulation == LFA_EMULATE_ALWAYS ||
+	    (opt.emulation == LFA_EMULATE_AUTO && fallback_error(rep.native_error)))
+		o.path = "emulated";
+	o.fsize_signal = rep.fsize_signal;
 	return o;
 }
 
@@ -310,16 +307,17 @@ static void warn_once(const char *why)
  * engine.  Where its identity cannot be ours for the call, nothing is
  * done for it: its own call runs in the kernel, with its own identity. */
 static struct outcome serve_as_caller(const struct sc_server *s, int fd, const struct sc_call *c,
-				      pid_t tid, int *status_fd, uint64_t id, int *gone, uint32_t *flags)
+				      pid_t tid, int *status_fd, int *limits_fd, uint64_t id, int *gone,
+				      uint32_t *flags)
 {
 	struct outcome o = { 0, "kernel (not served: the caller's identity could not be taken on)", 0 };
 	struct sc_identity caller;
 	struct sc_rules rules;
 	const char *why = NULL;
-	int taken, err;
+	int taken, err, rules_err;
 
 	err = sc_identity_read(tid, status_fd, &caller);
-	sc_rules_read(tid, c, s->fsize_max, &rules);
+	rules_err = sc_rules_read(tid, limits_fd, c, s->fsize_max, &rules);
 	/* Still pending: tid was the caller's while we read. */
 	if (!still_valid(s->listener, id)) {
 		if (!err)
@@ -329,6 +327,11 @@ static struct outcome serve_as_caller(const struct sc_server *s, int fd, const s
 	}
 	if (err) {
 		why = "the caller's credentials could not be read (/proc)";
+		taken = -1;
+	} else if (rules_err) {
+		/* Never served without its limit: its own call, with it. */
+		why = "the caller's RLIMIT_FSIZE could not be read (/proc/TID/limits)";
+		sc_identity_free(&caller);
 		taken = -1;
 	} else {
 		taken = sc_identity_assume(&s->self, &caller, &why);
@@ -355,7 +358,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 	struct outcome o = { 0, "kernel (the caller's own call)", 0 };
 	struct sc_call c;
 	const char *unsignalled = NULL;
-	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd = 0, status_fd = -1;
+	int pidfd = -1, fd = -1, err, gone = 0, thread_pidfd = 0, status_fd = -1, limits_fd = -1;
 	struct kept *k, *slot = NULL;
 	pid_t tgid, tid = (pid_t)req->pid;
 	uint32_t flags = 0;
@@ -365,12 +368,27 @@ int sc_serve(const struct sc_server *s, void *buf)
 		answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 		return 0;
 	}
+	/* Only a mode-0 call may be emulated.  Every other call (a mode, or
+	 * mode 0 where the rules say never emulate) is the kernel's alone:
+	 * run in the caller, it has the caller's identity, limits and
+	 * signals in the kernel's own order (RLIMIT_FSIZE for INSERT_RANGE,
+	 * UNSHARE_RANGE, ZERO_RANGE or WRITE_ZEROES without KEEP_SIZE: the
+	 * filesystem's inode_newsize_ok, after every check before it), which
+	 * no call made here could have: our limit is shared by every call we
+	 * serve at once. */
+	if (c.mode != 0 || !s->policy.emulate_mode0) {
+		err = answer(s, req->id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		if (s->policy.debug)
+			debug_line(&c, (pid_t)req->pid, &o, err == 0, NULL);
+		return 0;
+	}
 	/* Twice at most: a kept pidfd whose thread is gone is dropped, and
 	 * the tid looked up anew. */
 	for (k = kept_find(tid, &slot);; k = NULL) {
 		if (k) {
 			pidfd = k->pidfd;
 			status_fd = k->status_fd;
+			limits_fd = k->limits_fd;
 			thread_pidfd = 1;
 			tgid = tid; /* unused with a thread's pidfd */
 		} else
@@ -388,7 +406,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 		 * another one with its tid. */
 		kept_drop(k);
 		slot = k;
-		pidfd = status_fd = -1;
+		pidfd = status_fd = limits_fd = -1;
 	}
 	if (fd < 0 && pidfd >= 0 && errno == EBADF) {
 		o.err = EBADF; /* the kernel's answer for a descriptor not open */
@@ -400,7 +418,7 @@ int sc_serve(const struct sc_server *s, void *buf)
 		flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		o.path = "descriptor not taken, the kernel's own call";
 	} else {
-		o = serve_as_caller(s, fd, &c, tid, &status_fd, req->id, &gone, &flags);
+		o = serve_as_caller(s, fd, &c, tid, &status_fd, &limits_fd, req->id, &gone, &flags);
 		if (gone > 0)
 			goto gone;
 	}
@@ -421,18 +439,22 @@ out:
 		close(fd);
 	if (k) {
 		k->status_fd = status_fd; /* maybe opened anew */
+		k->limits_fd = limits_fd;
 	} else if (pidfd >= 0 && thread_pidfd && !gone && slot) {
 		if (slot->tid)
 			kept_drop(slot);
 		slot->tid = tid;
 		slot->pidfd = pidfd;
 		slot->status_fd = status_fd;
+		slot->limits_fd = limits_fd;
 		slot->used = ++kept_clock;
 	} else {
 		if (pidfd >= 0)
 			close(pidfd);
 		if (status_fd >= 0)
 			close(status_fd);
+		if (limits_fd >= 0)
+			close(limits_fd);
 	}
 	return gone < 0 ? -1 : 0;
 }

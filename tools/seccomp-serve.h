@@ -92,11 +92,17 @@ struct sc_rules {
 	int largefile;      /* the status flag its descriptor needs past 2 GiB */
 	uint64_t fsize;     /* its RLIMIT_FSIZE soft limit (UINT64_MAX: none) */
 };
-/* fsize_max: the supervisor's own RLIMIT_FSIZE hard limit (UINT64_MAX: none). */
-void sc_rules_read(pid_t pid, const struct sc_call *c, uint64_t fsize_max, struct sc_rules *r);
-/* The refusal the kernel would make, for the caller, of a call that the
- * supervisor's own limits would let through (RLIMIT_FSIZE for a call
- * growing the file), before anything is written: 0 or EFBIG. */
+/* Reads the rules for thread tid's call c: 0, or an error number (its
+ * limits cannot be read: then it must not be served).  limits_fd: a kept
+ * descriptor of its /proc/TID/limits, or -1; the one read is left there,
+ * the caller's to close.  fsize_max: the supervisor's own RLIMIT_FSIZE
+ * hard limit (UINT64_MAX: none). */
+int sc_rules_read(pid_t tid, int *limits_fd, const struct sc_call *c, uint64_t fsize_max,
+		  struct sc_rules *r);
+/* The refusal the kernel would make, for the caller, of a mode-0 call that
+ * the supervisor's own limits would let through (RLIMIT_FSIZE for a call
+ * growing the file), before anything is written: 0 or EFBIG.  (No other
+ * mode is served: the kernel runs it in the caller.) */
 int sc_rules_refusal(int fd, const struct sc_call *c, const struct sc_rules *r);
 
 #endif
