@@ -82,27 +82,6 @@
 #define RWF_DONTCACHE 0x00000080
 #endif
 
-/* Filesystems whose page cache is the way to a disk, where writeback can be
- * started.  None of the others refuses the hints (tmpfs, ramfs, hugetlbfs,
- * overlayfs and sshfs all answer 0 to sync_file_range and
- * POSIX_FADV_DONTNEED on Linux 6.18), so the list is of those that gain.
- * Not tmpfs, ramfs or hugetlbfs: their page cache is the data, and no
- * writeback can make room.  Not overlayfs (sync_file_range reaches its own
- * empty mapping, not the layer below), nor FUSE and network filesystems,
- * whose writes go to a server that decides what is cached. */
-static int writeback_fs(uint32_t fs_type)
-{
-	switch (fs_type) {
-	case FS_EXT:     /* ext2, ext3, ext4 */
-	case FS_XFS:
-	case FS_BTRFS:
-	case FS_F2FS:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Never a SYNC_FILE_RANGE_WAIT_* flag (see the top).  A hint that fails
  * turns the window off for the rest of the call; it never fails the call. */
 static int start_range(struct emul_job *j, int64_t a, int64_t b)
@@ -250,8 +229,10 @@ void emul_cache_start(struct emul_job *j)
 		return;
 	/* Synchronous and direct writes leave nothing dirty; appends are
 	 * rare and small. */
+	/* Only where the page cache is the way to a disk (fs_facts.c):
+	 * tmpfs's is the data, and a server decides what it caches. */
 	if ((j->flags & (O_DSYNC | O_SYNC | O_DIRECT)) || j->writer == WRITE_APPEND ||
-	    !writeback_fs(j->fs_type))
+	    !(j->facts & LFA_FS_WRITEBACK))
 		return;
 	j->cache_on = 1;
 	j->cache_dontcache = 1;

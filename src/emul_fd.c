@@ -51,7 +51,7 @@ static int open_same_file(struct emul_job *j, const char *path, int mode, int *s
  * a lease on the file: our open would break it, signalling the caller and
  * stalling us.  Never where the filesystem finds files by name: the open
  * would reach whatever has the name now, with the same st_dev and st_ino
- * (names_files.c). */
+ * (fs_facts.c). */
 static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int *mode)
 {
 	static const char *const tables[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
@@ -59,7 +59,7 @@ static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int
 	size_t t, i;
 	int fd = -1;
 
-	if (j->by_name)
+	if (j->facts & LFA_FS_BY_NAME)
 		return -1;
 	j->rep->syscalls++;
 	if (fcntl(j->fd, F_GETLEASE) != F_UNLCK)
@@ -96,8 +96,8 @@ int emul_private_fd(struct emul_job *j)
  * price: watchers see IN_OPEN and IN_CLOSE_WRITE.  -1 where none can be
  * had (a lease, no /proc, a mode that no longer lets us write): the
  * appends are then RWF_APPEND's, with its window (README, Known limits).
- * overlayfs too (emul_appends_by_open_flag): older kernels' overlayfs
- * drops RWF_APPEND. */
+ * overlayfs too (LFA_FS_APPEND_OPEN): older kernels' overlayfs drops
+ * RWF_APPEND. */
 int emul_append_fd(struct emul_job *j)
 {
 	static const int modes[] = { O_WRONLY | O_APPEND, O_RDWR | O_APPEND };
@@ -114,7 +114,7 @@ int emul_append_fd(struct emul_job *j)
 		return j->app;
 	j->app_tried = 1;
 	j->app = -1;
-	if (j->fs_type == FS_NFS)
+	if (j->facts & LFA_FS_SERVER_DIRECT)
 		j->app = reopen(j, nfs_modes, sizeof nfs_modes / sizeof nfs_modes[0], &j->app_slot,
 				&mode);
 	if (j->app >= 0)
@@ -147,7 +147,7 @@ int emul_server_read_fd(struct emul_job *j)
 {
 	static const int modes[] = { O_RDWR | O_DIRECT, O_RDONLY | O_DIRECT };
 
-	if (j->fs_type != FS_NFS)
+	if (!(j->facts & LFA_FS_SERVER_DIRECT))
 		return -1;
 	if (j->dio_tried)
 		return j->dio;
@@ -199,14 +199,14 @@ int emul_refresh_size(struct emul_job *j)
 	struct stat64 st;
 	int err;
 
-	if (j->by_name && (err = look_through_handle(j)) >= 0)
+	if ((j->facts & LFA_FS_BY_NAME) && (err = look_through_handle(j)) >= 0)
 		return err;
 #ifdef HAVE_STATX
 	/* NFS: fstat answers from the attributes this client cached (up to
 	 * acregmax old), which miss another client's appends: a write aimed
 	 * at that size lands on them.  AT_STATX_FORCE_SYNC asks the server
 	 * (a GETATTR, after this client's own dirty pages went out). */
-	if (j->fs_type == FS_NFS) {
+	if (j->facts & LFA_FS_SERVER_DIRECT) {
 		struct statx sx;
 
 		j->rep->syscalls++;
@@ -222,94 +222,6 @@ int emul_refresh_size(struct emul_job *j)
 		return errno;
 	j->known_size = st.st_size;
 	return 0;
-}
-
-int emul_local_fs(uint32_t fs_type)
-{
-	switch (fs_type) {
-	case FS_EXT:     /* ext2, ext3, ext4 */
-	case FS_XFS:
-	case FS_BTRFS:
-	case FS_TMPFS:
-	case FS_F2FS:
-	case FS_OCFS2:
-	case FS_GFS2:
-	case FS_BCACHEFS:
-	case FS_ZFS:
-		return 1;
-	default:         /* ramfs, FUSE, NFS, overlayfs, ... */
-		return 0;
-	}
-}
-
-/* Filesystems another machine may append to while we write: network and
- * cluster clients whose size is a cache of the server's, and FUSE, which
- * serves GlusterFS, sshfs, MooseFS, ceph-fuse and the like.  (ocfs2 and
- * gfs2 keep one size for every node under their cluster locks.) */
-int emul_shared_fs(uint32_t fs_type)
-{
-	switch (fs_type) {
-	case FS_FUSE:
-	case FS_NFS:
-	case FS_CIFS:
-	case FS_SMB2:
-	case FS_SMB:
-	case FS_CEPH:
-	case FS_9P:
-	case FS_AFS:
-	case FS_KAFS:
-	case FS_CODA:
-	case FS_LUSTRE:
-	case FS_GPFS:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* overlayfs passes a write to the file below with the flags it knows:
- * Debian 12's 6.1 accepts pwritev2(RWF_APPEND) and writes where aimed
- * (measured: 3 bytes at offset 0 of a 10-byte file left it 10 bytes
- * long), over whatever another writer appended since our look at the
- * size; 6.18 appends.  The file below is opened with the overlay file's
- * O_APPEND, which appends on every kernel.  overlayfs already costs a
- * reopen (the maximum size: emul_end_always_allowed), so watchers see
- * IN_OPEN and IN_CLOSE_WRITE there anyway. */
-int emul_appends_by_open_flag(uint32_t fs_type)
-{
-	return emul_shared_fs(fs_type) || fs_type == FS_OVERLAY;
-}
-
-int emul_copy_on_write_fs(uint32_t fs_type)
-{
-	return fs_type == FS_BTRFS || fs_type == FS_BCACHEFS || fs_type == FS_ZFS;
-}
-
-#define GiB ((int64_t)1 << 30)
-#define TiB ((int64_t)1 << 40)
-
-/* A range ending there needs no check of the maximum, and no reopen. */
-int64_t emul_end_always_allowed(uint32_t fs_type, int64_t fs_block)
-{
-	switch (fs_type) {
-	case FS_EXT: /* ext2/3/4: block-mapped files have the smallest maximum,
-		      * 16 GiB + 64 MiB with 1 KiB blocks, 256 GiB + 512 MiB with
-		      * 2 KiB, 2 TiB less their indirect blocks with 4 KiB */
-		return fs_block <= 1024 ? 16 * GiB : fs_block <= 2048 ? 256 * GiB : TiB;
-	case FS_F2FS: /* f2fs: 3.94 TiB with 4 KiB blocks */
-		return TiB;
-	case FS_XFS:
-	case FS_BTRFS:
-	case FS_TMPFS:
-	case FS_RAMFS:
-	case FS_HUGETLBFS:
-	case FS_FUSE: /* fuse (its server has its own limits, which no check here sees) */
-	case FS_BCACHEFS:
-	case FS_ZFS:
-		return 8 * TiB; /* MAX_LFS_FILESIZE or more: 16 TiB on 32-bit kernels */
-	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
-		return 0;
-	}
 }
 
 void emul_close_private(struct emul_job *j)

@@ -41,7 +41,7 @@ static int seek_reliable(struct emul_job *j)
 	 * that "hole" destroyed it (tests/realfs-fiemap.sh, reflink case, under
 	 * tests/vm).  xfs's FIEMAP misses the fork's unsynced data instead, so
 	 * neither map is whole there: xfs is read back, which sees both. */
-	if (!emul_local_fs(j->fs_type) || j->fs_type == FS_XFS || emul_private_fd(j) < 0)
+	if (!(j->facts & LFA_FS_SEEK_HOLE) || emul_private_fd(j) < 0)
 		return 0;
 	/* The ext2 driver (and any other that answers SEEK_HOLE generically)
 	 * calls the whole file data.  A file with fewer blocks than its size
@@ -77,10 +77,9 @@ static int seek_reliable(struct emul_job *j)
  * zfs were not seen to report unsynced data (no driver where this was
  * tested).  All of these stay on SEEK_DATA. */
 #ifdef FS_IOC_FIEMAP
-static int fiemap_believed(uint32_t fs_type)
+static int fiemap_believed(const struct emul_job *j)
 {
-	/* ext2/3/4, btrfs */
-	return fs_type == FS_EXT || fs_type == FS_BTRFS;
+	return !!(j->facts & LFA_FS_FIEMAP); /* ext2/3/4, btrfs */
 }
 
 struct extent_look {
@@ -148,9 +147,9 @@ static int64_t first_uncovered(const struct extent_look *l, int64_t pos, int64_t
 	return emul_min(at, limit);
 }
 #else /* without Linux's headers: SEEK_DATA or read-back only */
-static int fiemap_believed(uint32_t fs_type)
+static int fiemap_believed(const struct emul_job *j)
 {
-	(void)fs_type;
+	(void)j;
 	return 0;
 }
 #endif
@@ -178,7 +177,7 @@ static int setup_without_fiemap(struct emul_job *j)
 
 int emul_setup_map(struct emul_job *j)
 {
-	if (fiemap_believed(j->fs_type)) {
+	if (fiemap_believed(j)) {
 		j->rep->hole_map = LFA_MAP_FIEMAP;
 		return 0;
 	}
@@ -349,7 +348,7 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 
 	if (fd >= 0) {
 		/* NFS: the server's bytes, no page of this client's */
-	} else if (emul_shared_fs(j->fs_type)) {
+	} else if (j->facts & LFA_FS_SHARED) {
 		/* Whole pages: the kernel keeps a page the span only touches. */
 		int64_t page = getpagesize(), a = from & ~(page - 1), b = (to + page - 1) & ~(page - 1);
 
@@ -494,12 +493,12 @@ int emul_first_gap(struct emul_job *j, int64_t *gap)
 	j->buf_pos = j->buf_end = 0;
 	j->plan_to = 0;
 	emul_wrote(j);
-	if (!emul_copy_on_write_fs(j->fs_type) &&
+	if (!(j->facts & LFA_FS_COPY_ON_WRITE) &&
 	    (j->rep->hole_map == LFA_MAP_FIEMAP ||
-	     (j->rep->hole_map == LFA_MAP_NONE && fiemap_believed(j->fs_type))) &&
+	     (j->rep->hole_map == LFA_MAP_NONE && fiemap_believed(j))) &&
 	    first_gap_by_fiemap(j, gap) == 0)
 		return 0;
-	if (!emul_copy_on_write_fs(j->fs_type) &&
+	if (!(j->facts & LFA_FS_COPY_ON_WRITE) &&
 	    (j->rep->hole_map == LFA_MAP_SEEK ||
 	     (j->rep->hole_map == LFA_MAP_NONE && seek_reliable(j)))) {
 		j->rep->syscalls++;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "emulate.h"
+#include "fs_facts.h"
 
 /* One pwritev carries up to WRITE_CHUNK bytes: under O_DSYNC that is what
  * each sync costs. */
@@ -52,10 +53,11 @@ struct emul_job {
 	int64_t block;          /* the filesystem's block, at most 4096 */
 	uint32_t fs_type;
 	int64_t fs_block;       /* statfs's f_bsize */
-	/* The filesystem finds files by name (names_files.c): no second
-	 * descriptor is known to be the caller's file, and its size is asked
-	 * through the caller's own open file (emul_refresh_size). */
-	int by_name;
+	/* What is known of the filesystem (fs_facts.c), once per call.
+	 * LFA_FS_BY_NAME: no second descriptor is known to be the caller's
+	 * file, and its size is asked through the caller's own open file
+	 * (emul_refresh_size). */
+	unsigned facts;
 
 	int64_t known_size;     /* the size last seen; anything may have changed it since */
 
@@ -171,58 +173,6 @@ void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
  * without. */
 int emul_cache_rwf(const struct emul_job *j, int64_t n) LFA_HIDDEN;
 void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
-
-/* statfs f_type values (linux/magic.h, which not every libc's headers
- * have), named once for the engine's filesystem tables. */
-#define FS_EXT        0xEF53u     /* ext2, ext3, ext4 */
-#define FS_XFS        0x58465342u
-#define FS_BTRFS      0x9123683Eu
-#define FS_TMPFS      0x01021994u
-#define FS_RAMFS      0x858458F6u
-#define FS_HUGETLBFS  0x958458F6u
-#define FS_F2FS       0xF2F52010u
-#define FS_OCFS2      0x7461636Fu
-#define FS_GFS2       0x01161970u
-#define FS_BCACHEFS   0xCA451A4Eu
-#define FS_ZFS        0x2FC12FC1u
-#define FS_FUSE       0x65735546u
-#define FS_NFS        0x6969u
-#define FS_CIFS       0xFF534D42u
-#define FS_SMB2       0xFE534D42u
-#define FS_SMB        0x517Bu
-#define FS_CEPH       0x00C36400u
-#define FS_9P         0x01021997u
-#define FS_AFS        0x5346414Fu
-#define FS_KAFS       0x6B414653u
-#define FS_CODA       0x73757245u
-#define FS_LUSTRE     0x0BD00BD0u
-#define FS_GPFS       0x47504653u
-#define FS_OVERLAY    0x794C7630u
-
-/* names_files.c: whether fs_type (the device dev, for FUSE's server)
- * finds files by name, so that a reopen or fstat may describe another file
- * than the caller's.  Counts the syscalls it made. */
-int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls) LFA_HIDDEN;
-/* The type /proc/self/mountinfo, read from fd, gives the mount of device
- * dev ("fuse.sshfs"), cut to n - 1 bytes; "" where no line names it. */
-void emul_mountinfo_type(int fd, uint64_t dev, char *type, size_t n, unsigned *syscalls)
-	LFA_HIDDEN;
-
-/* Filesystems whose SEEK_HOLE reports real holes: local ones, not layers
- * over another filesystem or a server. */
-int emul_local_fs(uint32_t fs_type) LFA_HIDDEN;
-/* Where another machine may append to the file while a call runs. */
-int emul_shared_fs(uint32_t fs_type) LFA_HIDDEN;
-/* Where only a descriptor opened with O_APPEND appends for certain:
- * shared filesystems, and overlayfs, which on older kernels (Debian 12's
- * 6.1; not 6.18) drops RWF_APPEND on the way to the file below and writes
- * where aimed. */
-int emul_appends_by_open_flag(uint32_t fs_type) LFA_HIDDEN;
-/* Where an overwrite allocates anew, so zeros reserve nothing. */
-int emul_copy_on_write_fs(uint32_t fs_type) LFA_HIDDEN;
-/* An end that every file of the filesystem can reach, below its smallest
- * maximum size; 0 where that maximum is not known. */
-int64_t emul_end_always_allowed(uint32_t fs_type, int64_t fs_block) LFA_HIDDEN;
 
 static inline int64_t emul_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t emul_max(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -179,7 +179,7 @@ static int choose_writer(struct emul_job *j)
 	 * (glibc's EBADF): the range is walked from its start, so a piece
 	 * inside the file that needs zeros meets the refusal before any
 	 * append, and one that holds data needs none. */
-	if (j->by_name && (j->flags & O_APPEND) && (j->flags & O_ACCMODE) == O_RDWR &&
+	if ((j->facts & LFA_FS_BY_NAME) && (j->flags & O_APPEND) && (j->flags & O_ACCMODE) == O_RDWR &&
 	    !j->direct && !no_largefile) {
 		j->aiming_refused = EBADF;
 		return 0;
@@ -403,7 +403,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 		return EBADF; /* as in emul_write */
 	if (j->writer == WRITE_APPEND)
 		return EMUL_NO_APPEND; /* an append-only file appends anyway */
-	if (emul_appends_by_open_flag(j->fs_type))
+	if (j->facts & LFA_FS_APPEND_OPEN)
 		shared = emul_append_fd(j);
 	/* O_DIRECT would need the end of file aligned, which another writer
 	 * decides; the descriptor with O_APPEND has no O_DIRECT. */
@@ -413,7 +413,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	 * that finds files by name may have taken from another file, over the
 	 * held file's own bytes: positional writes, at the end its handle
 	 * gave (emul_refresh_size). */
-	if (shared < 0 && j->by_name)
+	if (shared < 0 && (j->facts & LFA_FS_BY_NAME))
 		return EMUL_NO_APPEND;
 #ifdef HAVE_WRITE_V2
 	if (shared < 0 && append_unknown())
@@ -458,7 +458,7 @@ int emul_append(struct emul_job *j, int64_t n, int64_t *done)
 	 * for zeros to be written over.  For the caller's own reads after the
 	 * call, they are dropped once, at its end (emul_drop_appended); not
 	 * on overlayfs, whose file below no other machine writes. */
-	j->app_wrote |= shared >= 0 && w > 0 && emul_shared_fs(j->fs_type);
+	j->app_wrote |= shared >= 0 && w > 0 && (j->facts & LFA_FS_SHARED);
 	if ((err = count_written(j, w, done)) != 0)
 		return err;
 	j->known_size += w; /* at least: they landed at or after it */

@@ -39,13 +39,13 @@ static void describe_filesystem(struct emul_job *j)
 	struct statfs64 sf;
 
 	j->block = 4096;
-	j->by_name = 1; /* until the filesystem is known */
+	j->facts = lfa_fs_facts_of_type(0); /* the careful ones, until it is known */
 	j->rep->syscalls++;
 	if (fstatfs64(j->fd, &sf) != 0)
 		return;
 	j->fs_type = (uint32_t)sf.f_type;
 	j->fs_block = (int64_t)sf.f_bsize;
-	j->by_name = emul_names_files(j->fs_type, j->target->dev, &j->rep->syscalls);
+	j->facts = lfa_fs_facts(j->fs_type, j->target->dev, &j->rep->syscalls);
 	/* Our block must not be larger than the filesystem's: a larger one
 	 * could hide an unallocated block behind an allocated one. */
 	if (sf.f_bsize >= 512 && sf.f_bsize < 4096 && !(sf.f_bsize & (sf.f_bsize - 1)))
@@ -239,7 +239,7 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 	j.size_fresh = offset == t->size;
 	rep->emulated = 1;
 	describe_filesystem(&j);
-	rep->copy_on_write = emul_copy_on_write_fs(j.fs_type);
+	rep->copy_on_write = !!(j.facts & LFA_FS_COPY_ON_WRITE);
 	if ((err = emul_refusal(&j, &decided)) != 0 || decided ||
 	    (err = emul_choose_writer(&j)) != 0)
 		goto out;

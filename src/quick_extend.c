@@ -30,19 +30,13 @@
 #include "emul_job.h"
 #include "mount_facts.h"
 
-/* Filesystems whose appends land where their size says, with a known
- * maximum file size: not layers or servers, which may place an append by a
- * size of their own (FACTS.md 3), not tmpfs (memfd seals), not pseudo-files. */
-static int quick_fs(uint32_t fs_type)
-{
-	return fs_type == FS_EXT || fs_type == FS_XFS || fs_type == FS_BTRFS;
-}
 
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked)
 {
 	struct stat64 st;
 	uint32_t fs_type;
+	unsigned facts;
 	int64_t fs_block, end;
 	ssize_t w;
 
@@ -59,10 +53,16 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	*looked = 1;
 	if (!S_ISREG(t->mode) || t->size != offset || t->immutable || t->append_only)
 		return -1;
-	if (lfa_mount_facts(fd, t->mount, &fs_type, &fs_block, &rep->syscalls) != 0 ||
-	    !quick_fs(fs_type) || end > emul_end_always_allowed(fs_type, fs_block))
+	/* Only where appends land where the size says, with a known maximum
+	 * file size (LFA_FS_QUICK): not layers or servers, which may place an
+	 * append by a size of their own (FACTS.md 3), not tmpfs (memfd
+	 * seals), not pseudo-files. */
+	if (lfa_mount_facts(fd, t->mount, &fs_type, &fs_block, &rep->syscalls) != 0)
 		return -1;
-	if (emul_copy_on_write_fs(fs_type) && lfa_settings(fd).refuse_copy_on_write)
+	facts = lfa_fs_facts_of_type(fs_type);
+	if (!(facts & LFA_FS_QUICK) || end > lfa_fs_end_always_allowed(fs_type, fs_block))
+		return -1;
+	if ((facts & LFA_FS_COPY_ON_WRITE) && lfa_settings(fd).refuse_copy_on_write)
 		return -1;
 	/* Past the limit a write raises SIGXFSZ, or stops at it part way.
 	 * Declined, not refused: the engine refuses it in the kernel's order
@@ -85,6 +85,6 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	if (fstat64(fd, &st) != 0 || w != len || st.st_size != end)
 		return -1;
 	rep->emulated = 1;
-	rep->copy_on_write = emul_copy_on_write_fs(fs_type);
+	rep->copy_on_write = !!(facts & LFA_FS_COPY_ON_WRITE);
 	return 0;
 }

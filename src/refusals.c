@@ -131,36 +131,6 @@ int lfa_other_mode_answer(int err, int emulating_mode_0)
 	return err == ENOSYS && emulating_mode_0 ? EOPNOTSUPP : err;
 }
 
-/* Files of kernel interfaces: their size is not their content, and a zero
- * written there changes a setting.  The kernel's fallocate answers
- * EOPNOTSUPP on them; so does the emulation, before anything. */
-static int pseudo_filesystem(uint32_t fs_type)
-{
-	switch (fs_type) {
-	case 0x62656572: /* sysfs */
-	case 0x9FA0:     /* proc */
-	case 0x64626720: /* debugfs */
-	case 0x62656570: /* configfs */
-	case 0x73636673: /* securityfs */
-	case 0x27E0EB:   /* cgroup */
-	case 0x63677270: /* cgroup2 */
-	case 0x74726163: /* tracefs */
-	case 0xCAFE4A11: /* bpf */
-	case 0x6165676C: /* pstore */
-	case 0xDE5E81E4: /* efivarfs */
-	case 0xF97CFF8C: /* selinuxfs */
-	case 0x43415D53: /* smackfs */
-	case 0x42494E4D: /* binfmt_misc */
-	case 0x65735543: /* fusectl */
-	case 0x07655821: /* resctrl */
-	case 0x9FA2:     /* usbdevfs */
-	case 0x19800202: /* mqueue */
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 #if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
 /* ext4_max_bitmap_size(): the maximum of a block-mapped (ext2/ext3-style)
  * file, from the block size alone.  With 1 and 2 KiB blocks the block tree
@@ -190,7 +160,7 @@ static int64_t block_mapped_max(int64_t fs_block)
 static int past_maximum_without_reopen(struct emul_job *j)
 {
 #if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
-	if (j->fs_type == FS_EXT) {
+	if (j->facts & LFA_FS_BLOCK_MAPPED) {
 		int attr = 0;
 
 		j->rep->syscalls++;
@@ -229,7 +199,7 @@ static int past_maximum_without_reopen(struct emul_job *j)
  * writes there would meet the limit, so it stays refused, silently). */
 static int past_maximum(struct emul_job *j)
 {
-	if (j->end <= j->known_size || j->end <= emul_end_always_allowed(j->fs_type, j->fs_block))
+	if (j->end <= j->known_size || j->end <= lfa_fs_end_always_allowed(j->fs_type, j->fs_block))
 		return 0;
 	if (emul_private_fd(j) >= 0) {
 		j->rep->syscalls++;
@@ -263,7 +233,7 @@ static int sealed_against_writes(struct emul_job *j, int *err)
 #ifdef F_GET_SEALS
 	int seals;
 
-	if (j->fs_type != FS_TMPFS && j->fs_type != FS_HUGETLBFS)
+	if (!(j->facts & LFA_FS_SEALS))
 		return 0;
 	j->rep->syscalls++;
 	seals = fcntl(j->fd, F_GET_SEALS);
@@ -309,8 +279,19 @@ int emul_refusal(struct emul_job *j, int *decided)
 	int err = 0;
 
 	*decided = 1;
-	if (pseudo_filesystem(j->fs_type))
+	/* Files of kernel interfaces: their size is not their content, and
+	 * a zero written there changes a setting.  The kernel's fallocate
+	 * answers EOPNOTSUPP on them; so does the emulation, before anything. */
+	if (j->facts & LFA_FS_PSEUDO)
 		return EOPNOTSUPP;
+	/* Where files are found by name and the server answers even the held
+	 * file's handle by the name (unionfs-fuse; any server or filesystem
+	 * not known), nothing tells the held file's size: a rename on the
+	 * server makes every look describe another file, and zeros aimed by
+	 * it land on the held file's bytes.  Nothing is written: the kernel's
+	 * answer, as where nothing can be emulated. */
+	if ((j->facts & (LFA_FS_BY_NAME | LFA_FS_HANDLE)) == LFA_FS_BY_NAME)
+		return j->rep->native_error ? j->rep->native_error : EOPNOTSUPP;
 	/* Zeros there reserve no space for later overwrites (and compress to
 	 * nothing): where the kernel said 0 and its blocks show nothing
 	 * (OpenZFS answers 0 and leaves the file sparse, and counts its blocks
@@ -325,7 +306,7 @@ int emul_refusal(struct emul_job *j, int *decided)
 	 * asked afresh before the limits are weighed against it, and where
 	 * files are found by name, through the caller's own open file (which
 	 * an O_WRONLY one cannot do: EBADF, glibc's answer). */
-	if (emul_shared_fs(j->fs_type) || j->by_name) {
+	if (j->facts & (LFA_FS_SHARED | LFA_FS_BY_NAME)) {
 		j->size_fresh = 0;
 		if ((err = emul_refresh_size(j)) != 0)
 			return err;

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 
 #include "emul_job.h"
+#include "fs-magic.h"
 #include "emulate.h"
 #include "mount_facts.h"
 #include <sys/sysmacros.h>
@@ -227,7 +228,7 @@ END_TEST
  * write, and a descriptor without its ABI's large-file flag (here a flag
  * this descriptor lacks stands for it) is written past 2 GiB through one of
  * the engine's own, where the caller's own writes would stop at 2 GiB. */
-/* The mount table's walk (names_files.c): the type after the lone "-",
+/* The mount table's walk (fuse_server.c): the type after the lone "-",
  * on the line whose third field is the device, whatever the read
  * boundaries, line lengths (an overlay's options run to kilobytes),
  * optional fields and escaped spaces; "" where no line names it, and a
@@ -239,7 +240,7 @@ static const char *mountinfo_type_of(const char *path, unsigned maj, unsigned mi
 	int fd = open(path, O_RDONLY);
 
 	ck_assert_int_ge(fd, 0);
-	emul_mountinfo_type(fd, makedev(maj, min), type, n, &syscalls);
+	lfa_mountinfo_type(fd, makedev(maj, min), type, n, &syscalls);
 	close(fd);
 	ck_assert_uint_ge(syscalls, 1);
 	return type;
@@ -279,20 +280,23 @@ START_TEST(mount_table_walk)
 	}
 	unlink(p);
 	/* A filesystem found by name, one that keeps a file's identity, and
-	 * one not known: by name too. */
+	 * one not known: the careful value of every fact (src/fs_facts.c). */
 	{
+		const unsigned careful = LFA_FS_SHARED | LFA_FS_BY_NAME | LFA_FS_APPEND_OPEN |
+					 LFA_FS_ZERO_LIES;
 		unsigned syscalls = 0;
 
-		ck_assert_int_eq(emul_names_files(FS_EXT, makedev(8, 1), &syscalls), 0);
-		ck_assert_int_eq(emul_names_files(FS_NFS, makedev(0, 50), &syscalls), 0);
-		ck_assert_int_eq(emul_names_files(FS_CIFS, makedev(0, 51), &syscalls), 1);
-		ck_assert_int_eq(emul_names_files(FS_9P, makedev(0, 52), &syscalls), 1);
-		ck_assert_int_eq(emul_names_files(0x12345678u, makedev(0, 53), &syscalls), 1);
+		ck_assert_uint_eq(lfa_fs_facts(FS_EXT, makedev(8, 1), &syscalls) & LFA_FS_BY_NAME, 0);
+		ck_assert_uint_eq(lfa_fs_facts(FS_NFS, makedev(0, 50), &syscalls) & LFA_FS_BY_NAME, 0);
+		ck_assert_uint_ne(lfa_fs_facts(FS_CIFS, makedev(0, 51), &syscalls) & LFA_FS_BY_NAME, 0);
+		ck_assert_uint_ne(lfa_fs_facts(FS_9P, makedev(0, 52), &syscalls) & LFA_FS_BY_NAME, 0);
+		ck_assert_uint_eq(lfa_fs_facts(0x12345678u, makedev(0, 53), &syscalls), careful);
 		ck_assert_uint_eq(syscalls, 0);
 		/* FUSE on a device no mount has: the table is read, no
-		 * server is known, by name */
-		ck_assert_int_eq(emul_names_files(FS_FUSE, makedev(4095, 1048575), &syscalls), 1);
+		 * server is known: careful */
+		ck_assert_uint_eq(lfa_fs_facts(FS_FUSE, makedev(4095, 1048575), &syscalls), careful);
 		ck_assert_uint_ge(syscalls, 3);
+		ck_assert_uint_eq(lfa_fs_facts_of_type(FS_FUSE), careful);
 	}
 }
 END_TEST

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 
 #include "emul_job.h"
+#include "fs-magic.h"
 #include "emulate.h"
 #include "shim.h"
 #include "sys_fallocate.h"
@@ -64,7 +65,8 @@ static int local_here(const char *why)
 {
 	struct statfs sf;
 
-	if (statfs(test_dir(), &sf) == 0 && emul_local_fs((uint32_t)sf.f_type))
+	if (statfs(test_dir(), &sf) == 0 &&
+	    (lfa_fs_facts_of_type((uint32_t)sf.f_type) & (LFA_FS_SEEK_HOLE | LFA_FS_QUICK)))
 		return 1;
 	fprintf(stderr, "%s: %s is not a local filesystem (f_type %#lx), skipped\n", why,
 		test_dir(), (unsigned long)sf.f_type);
@@ -310,15 +312,16 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 	return REAL(pread64)(fd, buf, n, off);
 }
 
-/* Whether the filesystem played finds files by name (names_files.c,
- * which would read the real mount table, is replaced here): by default it
- * keeps a file's identity, as local filesystems and GlusterFS do. */
+/* Whether the FUSE server played finds files by name (fuse_server.c,
+ * which would read the real mount table, is replaced here): sshfs, which
+ * does and answers its handle's attributes by the handle, or by default
+ * GlusterFS, which keeps a file's identity. */
 static int fake_by_name;
 
-int emul_names_files(uint32_t fs_type, uint64_t dev, unsigned *syscalls)
+void lfa_fuse_server(uint64_t dev, char *type, size_t n, unsigned *syscalls)
 {
-	(void)fs_type, (void)dev, (void)syscalls;
-	return fake_by_name;
+	(void)dev, (void)syscalls;
+	snprintf(type, n, "%s", fake_by_name ? "fuse.sshfs" : "fuse.glusterfs");
 }
 
 static int fstatfs_calls;

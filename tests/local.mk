@@ -40,6 +40,13 @@ tests_lfa_call_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tests_lfa_call_lfs_LDADD = libfallocate.la
 tests_lfa_call_lfs_LDFLAGS = -no-install
 
+# libfallocate(7)'s table of filesystems is src/fs_facts.c's (issue 39).
+check_PROGRAMS += tests/fs-table
+tests_fs_table_SOURCES = tests/fs-table.c
+tests_fs_table_LDADD = libfallocate-core.la
+TESTS += tests/fs-table.sh
+EXTRA_DIST += tests/fs-table.sh
+
 # A call past RLIMIT_FSIZE: SIGXFSZ to the calling thread, then EFBIG, as the
 # kernel's (issue 31).
 check_PROGRAMS += tests/fsize-signal
@@ -110,7 +117,7 @@ print-unit-tests:
 	@echo $(UNIT_TESTS)
 .PHONY: print-unit-tests
 
-EXTRA_DIST += tests/demo.sh tests/errname.h tests/check-run.h tests/shim.h tests/valgrind.supp
+EXTRA_DIST += tests/demo.sh tests/errname.h tests/check-run.h tests/shim.h tests/fs-magic.h tests/valgrind.supp
 demo: tests/lfa-call $(DEMO_HELPERS)
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/demo.sh
 .PHONY: demo
