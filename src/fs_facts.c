@@ -45,6 +45,10 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/ioctl.h>
+#ifdef HAVE_LINUX_FS_H
+#include <linux/fs.h>
+#endif
 
 #include "fs_facts.h"
 
@@ -185,11 +189,6 @@ int lfa_fs_table_row(size_t i, struct lfa_fs_row *row)
 	return 0;
 }
 
-int lfa_fs_is_fuse(uint32_t fs_type)
-{
-	return fs_type == FS_FUSE;
-}
-
 /* The row of fs_type and server (NULL: any FUSE server's catch-all). */
 static unsigned facts_of(uint32_t fs_type, const char *server)
 {
@@ -241,4 +240,29 @@ int64_t lfa_fs_end_always_allowed(uint32_t fs_type, int64_t fs_block)
 	default:     /* overlayfs, NFS, ...: another's maximum, or the server's */
 		return 0;
 	}
+}
+
+/* ext4_max_bitmap_size(): the maximum of a block-mapped (ext2/ext3-style)
+ * file, from the block size alone.  With 1 and 2 KiB blocks the block tree
+ * limits it; with 4 KiB and more it is i_blocks's limit, larger with the
+ * huge_file feature, which is assumed (a smaller answer would refuse ranges
+ * the kernel allows). */
+int64_t lfa_fs_block_mapped_max(int fd, int64_t fs_block, unsigned *syscalls)
+{
+#if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
+	int64_t per_block, blocks;
+	int bits = 10, attr = 0;
+
+	++*syscalls;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &attr) != 0 || (attr & FS_EXTENT_FL))
+		return -1;
+	while (bits < 16 && ((int64_t)1 << bits) < fs_block)
+		bits++;
+	per_block = (int64_t)1 << (bits - 2);
+	blocks = 12 + per_block + per_block * per_block + per_block * per_block * per_block;
+	return blocks > (INT64_MAX >> bits) ? INT64_MAX : blocks << bits;
+#else
+	(void)fd, (void)fs_block, (void)syscalls;
+	return -1;
+#endif
 }

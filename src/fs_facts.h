@@ -44,8 +44,10 @@ unsigned lfa_fs_facts_of_type(uint32_t fs_type) LFA_HIDDEN;
 /* An end that every file of the filesystem can reach, below its smallest
  * maximum size; 0 where that maximum is not known. */
 int64_t lfa_fs_end_always_allowed(uint32_t fs_type, int64_t fs_block) LFA_HIDDEN;
-/* Whether fs_type is FUSE's (its facts depend on the server). */
-int lfa_fs_is_fuse(uint32_t fs_type) LFA_HIDDEN;
+/* On a filesystem with LFA_FS_BLOCK_MAPPED: the maximum size of fd's file
+ * where it is block-mapped (no extents flag), from the filesystem's block
+ * size; -1 where it is not, or cannot be told. */
+int64_t lfa_fs_block_mapped_max(int fd, int64_t fs_block, unsigned *syscalls) LFA_HIDDEN;
 
 /* fuse_server.c: the type /proc/self/mountinfo gives the mount of device
  * dev ("fuse.sshfs", "fuseblk", "fuse"), cut to n - 1 bytes; "" where it

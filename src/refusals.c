@@ -59,9 +59,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef HAVE_LINUX_FS_H
-#include <linux/fs.h>
-#endif
 
 #include "emul_job.h"
 #include "sys_fallocate.h"
@@ -131,25 +128,6 @@ int lfa_other_mode_answer(int err, int emulating_mode_0)
 	return err == ENOSYS && emulating_mode_0 ? EOPNOTSUPP : err;
 }
 
-#if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
-/* ext4_max_bitmap_size(): the maximum of a block-mapped (ext2/ext3-style)
- * file, from the block size alone.  With 1 and 2 KiB blocks the block tree
- * limits it; with 4 KiB and more it is i_blocks's limit, larger with the
- * huge_file feature, which is assumed (a smaller answer would refuse ranges
- * the kernel allows). */
-static int64_t block_mapped_max(int64_t fs_block)
-{
-	int64_t per_block, blocks;
-	int bits = 10;
-
-	while (bits < 16 && ((int64_t)1 << bits) < fs_block)
-		bits++;
-	per_block = (int64_t)1 << (bits - 2);
-	blocks = 12 + per_block + per_block * per_block + per_block * per_block * per_block;
-	return blocks > (INT64_MAX >> bits) ? INT64_MAX : blocks << bits;
-}
-#endif
-
 /* The maximum without a descriptor of our own (the caller holds a lease, no
  * descriptor is left, /proc is not mounted).  ext2/3/4 block-mapped files
  * (no extents flag): computed.  Elsewhere a copy_file_range of nothing to
@@ -159,15 +137,12 @@ static int64_t block_mapped_max(int64_t fs_block)
  * 2 to 4 TiB, after writing up to the maximum). */
 static int past_maximum_without_reopen(struct emul_job *j)
 {
-#if defined(FS_IOC_GETFLAGS) && defined(FS_EXTENT_FL)
 	if (j->facts & LFA_FS_BLOCK_MAPPED) {
-		int attr = 0;
+		int64_t max = lfa_fs_block_mapped_max(j->fd, j->fs_block, &j->rep->syscalls);
 
-		j->rep->syscalls++;
-		if (ioctl(j->fd, FS_IOC_GETFLAGS, &attr) == 0 && !(attr & FS_EXTENT_FL))
-			return j->end > block_mapped_max(j->fs_block);
+		if (max >= 0)
+			return j->end > max;
 	}
-#endif
 #ifdef HAVE_COPY_FILE_RANGE
 	if ((j->flags & O_ACCMODE) == O_RDWR) {
 		off64_t from = 0, to = j->end - 1;
