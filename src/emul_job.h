@@ -98,6 +98,10 @@ struct emul_job {
 	/* Loops end: consecutive EINTRs from writes, and reads that ended
 	 * before the size fstat gave, each allowed only EMUL_RETRIES times. */
 	int eintr_streak, early_eofs;
+	/* The size those reads ended below, and whether it moved between
+	 * them (another client writing: emulate.c). */
+	int64_t eof_size;
+	int eof_size_moved;
 	/* Times another writer cut the file below what was done. */
 	int setbacks;
 	int no_append;          /* RWF_APPEND refused: positional writes only */

@@ -166,11 +166,20 @@ static int fill_inside(struct emul_job *j, int64_t *pos)
 		return err;
 	err = emul_next_zeros(j, *pos, emul_min(j->end, j->known_size), &a, &b);
 	if (err == EMUL_EOF) {
-		/* Reads that keep ending before the size fstat gives (a FUSE
-		 * server that lies about the size) would spin for ever.  EINVAL
-		 * is what glibc's byte-per-block writer gets from such files. */
+		/* Reads that keep ending before the size fstat gives would
+		 * spin for ever.  Where the size holds still, a FUSE server
+		 * lies about it: EINVAL, what glibc's byte-per-block writer
+		 * gets from such files.  Where another machine writes the file
+		 * and the size moved between those reads, the bytes below it
+		 * are another client's writes still in flight (ceph-fuse
+		 * publishes the size before the data): not known to hold
+		 * zeros, never written, and the call gives way as to a writer
+		 * that cuts the file (no fallocate answers EINVAL there). */
+		if (j->early_eofs && j->known_size != j->eof_size)
+			j->eof_size_moved = 1;
+		j->eof_size = j->known_size;
 		if (++j->early_eofs > EMUL_RETRIES)
-			return EINVAL;
+			return (j->facts & LFA_FS_SHARED) && j->eof_size_moved ? EMUL_GAVE_WAY : EINVAL;
 		j->reshaped = 1;
 		j->known_size = a;
 		*pos = emul_max(*pos, a);

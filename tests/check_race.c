@@ -307,8 +307,18 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 		errno = err;
 		return -1;
 	}
-	if (reads_end_early && hk.active && !hk.acting)
+	if (reads_end_early && hk.active && !hk.acting) {
+		/* 2: another client's write in flight, its size published
+		 * first: the file grows by 4 KiB at each read that ends. */
+		if (reads_end_early == 2 && job_path) {
+			int other = open(job_path, O_WRONLY | O_APPEND);
+
+			ck_assert_int_ge(other, 0);
+			ck_assert_int_eq(REAL(pwrite64)(other, "XXXXXXXXXXXXXXXX", 16, 0), 16);
+			close(other);
+		}
 		return ++read_attempts > FAULT_CAP ? (errno = EIO, -1) : 0;
+	}
 	return REAL(pread64)(fd, buf, n, off);
 }
 
@@ -1796,6 +1806,49 @@ START_TEST(reads_ending_before_the_size_end)
 }
 END_TEST
 
+/* The same on a filesystem other machines write, while another client's
+ * appends move the size at every read (ceph-fuse publishes a size before
+ * the data): not a lie but writes in flight.  The call gives way (0,
+ * gave_way) within a few tries, never EINVAL, and writes nothing below
+ * the size it saw: the other client's bytes and the old ones stay. */
+START_TEST(reads_ending_before_a_moving_size_give_way)
+{
+	const char *p = fresh("short-reads-moving");
+	unsigned char *old = pattern(8192, 19);
+	struct lfa_job_report rep;
+	int fd, err;
+
+	write_pattern_at(p, 0, 8192, 19);
+	fd = open(p, O_RDWR);
+	hook_reset();
+	job_path = p;
+	fake_fs_type = 0x65735546; /* FUSE (GlusterFS, by default here) */
+	reads_end_early = 2;
+	err = job(fd, 0, 16384, &rep, NULL);
+	ck_assert_msg(read_attempts <= 10, "%d reads tried", read_attempts);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(rep.gave_way, 1);
+	ck_assert_int_eq(hk.writes, 0);
+	close(fd);
+	{
+		/* the old bytes, then the other client's 16-byte appends */
+		unsigned char got[8192 + 16 * 16];
+		int64_t n, i;
+
+		fd = open(p, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		n = file_size(fd);
+		ck_assert(n > 8192 && n <= (int64_t)sizeof got && (n - 8192) % 16 == 0);
+		ck_assert_int_eq(pread(fd, got, (size_t)n, 0), n);
+		close(fd);
+		ck_assert(memcmp(got, old, 8192) == 0);
+		for (i = 8192; i < n; i++)
+			ck_assert_int_eq(got[i], 'X');
+	}
+	free(old);
+}
+END_TEST
+
 /* A file of a pseudo-filesystem (sysfs here, by its f_type): EOPNOTSUPP,
  * the kernel's answer, and nothing written. */
 START_TEST(pseudo_filesystem_refused)
@@ -2698,6 +2751,7 @@ int main(void)
 	tcase_add_test(tc, endless_eintr_ends);
 	tcase_add_test(tc, reads_ending_before_the_size_end);
 	tcase_add_test(tc, pseudo_filesystem_refused);
+	tcase_add_test(tc, reads_ending_before_a_moving_size_give_way);
 	tcase_add_test(tc, procfs_file_refused);
 	tcase_add_test(tc, sealed_memfd_grown_mid_call_keeps_its_bytes);
 	tcase_add_test(tc, filling_holes_shows_only_modify);
