@@ -35,8 +35,9 @@
  *                no way to read the old bytes (emul_holes.c)
  *   EINVAL       O_DIRECT, an unaligned edge and no reopen    glibc's
  *                (emul_write.c); reads that keep ending
- *                before the size (a lying FUSE server,
- *                emulate.c)
+ *                before a size that holds still (a lying
+ *                FUSE server, emulate.c; where another
+ *                client moves it, the call gives way: 0)
  *   EPERM        an append-only file with a hole inside       the kernel's
  *                (emulate.c): only appends reach it           (EPERM for writes)
  *   ENOSPC, EDQUOT, EIO, ETXTBSY, ...  from the writes         the kernel's
