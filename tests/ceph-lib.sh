@@ -293,8 +293,28 @@ ceph_umount() { # DIR
 }
 
 ceph_umount_one() { # DIR PID
+	# A client that got a signal itself (a test ended by a signal sent
+	# to its whole process group) waits for its MDS session for 30 s,
+	# and an umount meanwhile waits for it (seen: 31 s).  So the umount
+	# gets 5 s, then the client is killed, which lets the umount end.
 	if grep -q " $1 fuse" /proc/mounts; then
-		umount "$1" 2> /dev/null || { sleep 1; umount "$1" 2> /dev/null; } || umount -l "$1" 2> /dev/null
+		umount "$1" 2> /dev/null &
+		_ce_u=$!
+		_ce_n=0
+		while ceph_alive "$_ce_u" && [ $_ce_n -lt 50 ]; do
+			sleep 0.1
+			_ce_n=$((_ce_n + 1))
+		done
+		if ceph_alive "$_ce_u"; then
+			note "ceph: umount $1 waits for its client for 5 s: KILL the client (PID $2)"
+			kill -9 "$2" 2> /dev/null
+		fi
+		wait "$_ce_u" 2> /dev/null
+		# busy (a process in it): lazily
+		if grep -q " $1 fuse" /proc/mounts; then
+			sleep 1
+			umount "$1" 2> /dev/null || umount -l "$1" 2> /dev/null
+		fi
 	fi
 	# ceph-fuse exits once unmounted
 	_ce_n=0
