@@ -105,7 +105,11 @@ int emul_append_fd(struct emul_job *j)
 	 * and reaches the server later, at that offset, over whatever another
 	 * client appended meanwhile; with O_DIRECT it goes out at once, at the
 	 * size just asked of the server (emul_refresh_size): the window is
-	 * one round trip, not the client's writeback delay. */
+	 * one round trip, not the client's writeback delay.  ceph-fuse
+	 * (LFA_FS_SERVER_DIRECT too): a buffered append lands at the size
+	 * this client's kernel cached, over another client's records (580 of
+	 * 2,000 lost by plain O_APPEND zeros; the library's, through O_DIRECT,
+	 * 1: tests/cephfs.sh). */
 	static const int nfs_modes[] = { O_WRONLY | O_APPEND | O_DIRECT,
 					 O_RDWR | O_APPEND | O_DIRECT };
 	int mode;
@@ -135,7 +139,8 @@ int emul_readable_fd(struct emul_job *j)
 	return emul_private_fd(j) >= 0 && j->priv_mode != O_WRONLY ? j->priv : -1;
 }
 
-/* On NFS a page this client cached can hold zeros where the server now
+/* On NFS (and ceph-fuse, whose kernel keeps pages across another
+ * client's writes) a page this client cached can hold zeros where the server now
  * has another client's bytes (a page read, or appended to, when the end of
  * file was there: NFS drops no page that waits for a COMMIT, so
  * POSIX_FADV_DONTNEED cannot be relied on), and the engine would write

@@ -30,13 +30,14 @@
  *               with tests/rename-held.sh (unionfs-fuse answers by path:
  *               nothing is emulated there)
  *   ZERO_LIES   SMB3 with a lease grows a file by SetEOF and answers 0 (and
- *               counts blocks from the size); an unknown server may do
- *               anything
+ *               counts blocks from the size); so does ceph-fuse 16.2 (no
+ *               RADOS object written); an unknown server may do anything
  *   APPEND_OPEN shared filesystems, where only the server appends for
  *               certain, and overlayfs, whose 6.1 drops RWF_APPEND
- *   SERVER_DIRECT  NFS: a cached page can hold zeros where the server has
- *               another client's bytes, and buffered appends reach the
- *               server late: read and write with O_DIRECT
+ *   SERVER_DIRECT  NFS and ceph-fuse: a cached page can hold zeros where
+ *               the server has another client's bytes, and buffered
+ *               appends reach the server late or at a stale size: read
+ *               and write with O_DIRECT
  *   QUICK       appends land where the size says, with a known maximum
  *   WRITEBACK   the page cache is the way to a disk that writeback empties
  *   SEALS       memfd seals (tmpfs, hugetlbfs)
@@ -144,8 +145,13 @@ static const struct lfa_fs_row table[] = {
 	{ "9p", 0x01021997u, NULL, NETWORK | BY_NAME | HANDLE },
 	/* FUSE, by server */
 	{ "GlusterFS", FS_FUSE, "fuse.glusterfs", NETWORK | HANDLE },
-	{ "ceph-fuse", FS_FUSE, "fuse.ceph-fuse", NETWORK | HANDLE },
-	{ "ceph-fuse (older)", FS_FUSE, "fuse.ceph", NETWORK | HANDLE },
+	/* ceph-fuse 16.2 answers 0 to mode 0 and stores nothing (no RADOS
+	 * object of the file; st_blocks is size / 512), and each client's
+	 * kernel caches pages and a size that another client's writes
+	 * outdate (its own O_APPEND lands at that stale size): the server's
+	 * bytes, read and written with O_DIRECT (tests/cephfs.sh) */
+	{ "ceph-fuse", FS_FUSE, "fuse.ceph-fuse", NETWORK | HANDLE | ZERO_LIES | DIRECT },
+	{ "ceph-fuse (older)", FS_FUSE, "fuse.ceph", NETWORK | HANDLE | ZERO_LIES | DIRECT },
 	{ "ntfs-3g, exfat-fuse", FS_FUSE, "fuseblk", NETWORK | HANDLE },
 	{ "virtiofs", FS_FUSE, "virtiofs", NETWORK | HANDLE },
 	{ "sshfs", FS_FUSE, "fuse.sshfs", NETWORK | BY_NAME | HANDLE },
