@@ -69,6 +69,10 @@ static int reopen(struct emul_job *j, const int *modes, size_t n, int *slot, int
 		for (i = 0; i < n && fd < 0; i++) {
 			fd = open_same_file(j, path, modes[i], slot);
 			*mode = modes[i];
+			/* The server has no file for the handle (NFS, renamed
+			 * over there): no other mode or table opens it. */
+			if (fd < 0 && errno == ESTALE)
+				return -1;
 		}
 	}
 	return fd;

@@ -334,6 +334,29 @@ void lfa_fuse_server(uint64_t dev, char *type, size_t n, unsigned *syscalls)
 	snprintf(type, n, "%s", fake_by_name ? "fuse.sshfs" : "fuse.glusterfs");
 }
 
+/* Reopens through /proc answered ESTALE (an NFS server that no longer has
+ * the file: renamed over there), counted. */
+static int reopen_estale, reopens_tried;
+
+/* The library's open(), whatever _FILE_OFFSET_BITS renames this file's to. */
+int open_in_library(const char *path, int flags, ...) __asm__("open");
+int open_in_library(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+	va_end(ap);
+	if (reopen_estale && hk.active && !hk.acting && strncmp(path, "/proc/", 6) == 0 &&
+	    strstr(path, "/fd/")) {
+		reopens_tried++;
+		errno = ESTALE;
+		return -1;
+	}
+	return REAL(open)(path, flags, mode);
+}
+
 static int fstatfs_calls;
 
 int fstatfs64(int fd, struct statfs64 *sf)
@@ -420,6 +443,7 @@ static void hook_reset(void)
 	kernel_without_rwf_append = kernel_without_rwf_noappend = 0;
 	generic_seek = 0;
 	writes_interrupted = reads_end_early = write_attempts = read_attempts = 0;
+	reopen_estale = reopens_tried = 0;
 	fake_fs_type = 0;
 	fstatfs_calls = 0;
 	reusable_mount_ids = 0;
@@ -1806,6 +1830,33 @@ START_TEST(reads_ending_before_the_size_end)
 }
 END_TEST
 
+/* An NFS server that no longer has the file (renamed over there): a
+ * reopen answers ESTALE, and no other access mode or table is tried for
+ * it (each descriptor the job wants is asked for once); nothing is
+ * written. */
+START_TEST(stale_handle_not_reopened_again)
+{
+	const char *p = fresh("stale");
+	unsigned char *old = pattern(8192, 20);
+	int fd;
+
+	write_pattern_at(p, 0, 8192, 20);
+	fd = open(p, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	hook_reset();
+	fake_fs_type = FS_NFS;
+	reopen_estale = 1;
+	(void)job(fd, 0, 16384, NULL, NULL);
+	reopen_estale = 0;
+	ck_assert_int_ge(reopens_tried, 1);
+	ck_assert_int_le(reopens_tried, 3); /* its own, the server-read and the append descriptors */
+	ck_assert_int_eq(hk.writes, 0);
+	close(fd);
+	expect_bytes(p, old, 8192);
+	free(old);
+}
+END_TEST
+
 /* The same on a filesystem other machines write, while another client's
  * appends move the size at every read (ceph-fuse publishes a size before
  * the data): not a lie but writes in flight.  The call gives way (0,
@@ -2752,6 +2803,7 @@ int main(void)
 	tcase_add_test(tc, reads_ending_before_the_size_end);
 	tcase_add_test(tc, pseudo_filesystem_refused);
 	tcase_add_test(tc, reads_ending_before_a_moving_size_give_way);
+	tcase_add_test(tc, stale_handle_not_reopened_again);
 	tcase_add_test(tc, procfs_file_refused);
 	tcase_add_test(tc, sealed_memfd_grown_mid_call_keeps_its_bytes);
 	tcase_add_test(tc, filling_holes_shows_only_modify);
