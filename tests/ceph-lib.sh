@@ -51,14 +51,18 @@ ceph_alive() {
 	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2> /dev/null
 }
 
-ceph_end_pid() { # PID: TERM, then KILL after 10 s
-	ceph_alive "$1" || { wait "$1" 2> /dev/null; return 0; }
-	kill "$1" 2> /dev/null
+ceph_wait_gone() { # PID TENTHS: waits up to TENTHS tenths of a second for PID to end
 	_ce_n=0
-	while ceph_alive "$1" && [ $_ce_n -lt 100 ]; do
+	while ceph_alive "$1" && [ $_ce_n -lt "$2" ]; do
 		sleep 0.1
 		_ce_n=$((_ce_n + 1))
 	done
+}
+
+ceph_end_pid() { # PID: TERM, then KILL after 10 s
+	ceph_alive "$1" || { wait "$1" 2> /dev/null; return 0; }
+	kill "$1" 2> /dev/null
+	ceph_wait_gone "$1" 100
 	if ceph_alive "$1"; then
 		note "ceph: PID $1 ($(cat "/proc/$1/comm" 2> /dev/null)) ignored TERM for 10 s: KILL"
 		kill -9 "$1" 2> /dev/null
@@ -300,11 +304,7 @@ ceph_umount_one() { # DIR PID
 	if grep -q " $1 fuse" /proc/mounts; then
 		umount "$1" 2> /dev/null &
 		_ce_u=$!
-		_ce_n=0
-		while ceph_alive "$_ce_u" && [ $_ce_n -lt 50 ]; do
-			sleep 0.1
-			_ce_n=$((_ce_n + 1))
-		done
+		ceph_wait_gone "$_ce_u" 50
 		if ceph_alive "$_ce_u"; then
 			note "ceph: umount $1 waits for its client for 5 s: KILL the client (PID $2)"
 			kill -9 "$2" 2> /dev/null
@@ -317,11 +317,7 @@ ceph_umount_one() { # DIR PID
 		fi
 	fi
 	# ceph-fuse exits once unmounted
-	_ce_n=0
-	while ceph_alive "$2" && [ $_ce_n -lt 50 ]; do
-		sleep 0.1
-		_ce_n=$((_ce_n + 1))
-	done
+	ceph_wait_gone "$2" 50
 	ceph_end_pid "$2"
 }
 

@@ -33,6 +33,8 @@
 
 #include "errname.h"
 
+/* musl's <fcntl.h> has only KEEP_SIZE and PUNCH_HOLE; WRITE_ZEROES is
+ * Linux 6.17's. */
 #ifndef FALLOC_FL_ZERO_RANGE
 #define FALLOC_FL_ZERO_RANGE 0x10
 #endif
@@ -43,7 +45,7 @@
 #define FALLOC_FL_UNSHARE_RANGE 0x40
 #endif
 #ifndef FALLOC_FL_WRITE_ZEROES
-#define FALLOC_FL_WRITE_ZEROES 0x80 /* Linux 6.17 */
+#define FALLOC_FL_WRITE_ZEROES 0x80
 #endif
 
 static const char *how, *func, *path, *user = "root";
