@@ -338,7 +338,18 @@ void lfa_fuse_server(uint64_t dev, char *type, size_t n, unsigned *syscalls)
  * the file: renamed over there), counted. */
 static int reopen_estale, reopens_tried;
 
-/* The library's open(), whatever _FILE_OFFSET_BITS renames this file's to. */
+static int stale_reopen(const char *path)
+{
+	if (!reopen_estale || !hk.active || hk.acting || strncmp(path, "/proc/", 6) != 0 ||
+	    !strstr(path, "/fd/"))
+		return 0;
+	reopens_tried++;
+	errno = ESTALE;
+	return 1;
+}
+
+/* The library's open(), whatever _FILE_OFFSET_BITS renames this file's to,
+ * and the fortified one a build with _FORTIFY_SOURCE calls (Debian's). */
 int open_in_library(const char *path, int flags, ...) __asm__("open");
 int open_in_library(const char *path, int flags, ...)
 {
@@ -348,13 +359,17 @@ int open_in_library(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 	va_end(ap);
-	if (reopen_estale && hk.active && !hk.acting && strncmp(path, "/proc/", 6) == 0 &&
-	    strstr(path, "/fd/")) {
-		reopens_tried++;
-		errno = ESTALE;
+	if (stale_reopen(path))
 		return -1;
-	}
-	return REAL(open)(path, flags, mode);
+	return ((int (*)(const char *, int, ...))real_fn("open"))(path, flags, mode);
+}
+
+int open_2_in_library(const char *path, int flags) __asm__("__open_2");
+int open_2_in_library(const char *path, int flags)
+{
+	if (stale_reopen(path))
+		return -1;
+	return ((int (*)(const char *, int))real_fn("__open_2"))(path, flags);
 }
 
 static int fstatfs_calls;
