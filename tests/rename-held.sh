@@ -13,7 +13,8 @@
 # Sides: sshfs with the rename on the server, sshfs with the rename by a
 # second sshfs client, bindfs with the rename in its source directory;
 # unionfs-fuse, mergerfs and gocryptfs with the rename in their source
-# directories (issue 39: what src/fs_facts.c says of each server).
+# directories; ntfs-3g and exfat-fuse through their own mounts (issue 39:
+# what src/fs_facts.c says of each server).
 # Each case under fallocate-preload (LD_PRELOAD) and, where seccomp and a
 # static C library are here, under fallocate-preload --seccomp with a
 # static program (the supervisor serves it).  glibc's own answers are
@@ -89,6 +90,31 @@ case $extra_sides in
 	on_exit "umount $scratch/gcf-b 2> /dev/null || umount -l $scratch/gcf-b"
 	;;
 esac
+# fuseblk servers (ntfs-3g, exfat-fuse): the one client of their device,
+# renamed through the mount itself; every file keeps its identity, so the
+# library may reopen the held file and must allocate it in every case.
+fuseblk_side() { # NAME MKFS MOUNT-PROGRAM
+	fb_name=$1 fb_mkfs=$2 fb_mount=$3
+	if ! command -v "$fb_mkfs" > /dev/null 2>&1 || ! command -v "$fb_mount" > /dev/null 2>&1; then
+		missing="$missing $fb_name"
+		return
+	fi
+	truncate -s 64M "$scratch/$fb_name.img" || exit 99
+	fb_dev=$(losetup -f --show "$scratch/$fb_name.img" 2> /dev/null) ||
+		{ missing="$missing $fb_name(no loop device)"; return; }
+	on_exit "losetup -d $fb_dev"
+	case $fb_mkfs in
+	mkntfs) mkntfs -q -F -Q "$fb_dev" ;;
+	*) "$fb_mkfs" "$fb_dev" ;;
+	esac > "$scratch/$fb_name.mkfs" 2>&1 || fail "$fb_mkfs failed: $(tail -n 1 "$scratch/$fb_name.mkfs")"
+	mkdir -p "$scratch/$fb_name"
+	"$fb_mount" "$fb_dev" "$scratch/$fb_name" < /dev/null > "$scratch/$fb_name.log" 2>&1 ||
+		fail "$fb_mount failed: $(cat "$scratch/$fb_name.log")"
+	on_exit "umount $scratch/$fb_name 2> /dev/null || umount -l $scratch/$fb_name"
+	extra_sides="$extra_sides $fb_name-mount:$scratch/$fb_name:$scratch/$fb_name:identity"
+}
+fuseblk_side ntfs-3g mkntfs ntfs-3g
+fuseblk_side exfat-fuse mkfs.exfat mount.exfat-fuse
 [ -z "$missing" ] || note "not installed, rows left out:$missing"
 
 KiB=1024
@@ -111,7 +137,9 @@ results=$scratch/results
 # One case: SIDE_NAME MOUNT SIDE_DIR SWAP HOW H N OFF LEN WANT MODE KIND
 # WANT: grow (allocated, bytes intact) or refuse (nothing changed).
 # KIND, what the side's server is (src/fs_facts.c): by-handle (it answers
-# the held file's handle by the handle: sshfs, bindfs); native (and its
+# the held file's handle by the handle: sshfs, bindfs); identity (every
+# rename passes through this kernel and the file keeps its identity:
+# ntfs-3g, exfat-fuse, where every case must grow); native (and its
 # own fallocate allocates the held file through its handle: mergerfs,
 # where every case must grow); untrusted (it answers even the handle by
 # the name: unionfs-fuse, where the library must refuse every case, and
@@ -127,7 +155,7 @@ run_case() {
 	# one second), renamed in SIDE.
 	through=
 	case $kind in *-through-mount) files=$mnt-b through=yes kind=${kind%-through-mount} ;; *) files=$side ;; esac
-	case $kind in native) want=grow ;; untrusted) want=refuse ;; esac
+	case $kind in native | identity) want=grow ;; untrusted) want=refuse ;; esac
 	label="$sname $swap $how off=$off len=$len ($mode)"
 	rm -f "$files/f" "$files/f.old" "$files/f.new"
 	cp "$scratch/$h" "$files/f"
