@@ -87,7 +87,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		 * lease): one look at the file's blocks tells where that cannot
 		 * be true, and the emulation then does the work. */
 		if (!err && opt->emulation != LFA_EMULATE_NEVER) {
-			rep->unreserved = lfa_native_unreserved(fd, len, &rep->syscalls);
+			rep->unreserved = lfa_native_unreserved(fd, len, rep);
 		}
 		if (!rep->unreserved && (!err || opt->emulation == LFA_EMULATE_NEVER ||
 					 (err != ENOSYS && err != EOPNOTSUPP)))

@@ -39,17 +39,26 @@ static void describe_filesystem(struct emul_job *j)
 	struct statfs64 sf;
 
 	j->block = 4096;
-	j->facts = lfa_fs_facts_of_type(0); /* the careful ones, until it is known */
-	j->rep->syscalls++;
-	if (fstatfs64(j->fd, &sf) != 0)
-		return;
-	j->fs_type = (uint32_t)sf.f_type;
-	j->fs_block = (int64_t)sf.f_bsize;
-	j->facts = lfa_fs_facts(j->fs_type, j->target->dev, &j->rep->syscalls);
+	/* Learned by the look after the kernel's 0, if of the same device
+	 * (another thread may have put another file under the caller's
+	 * descriptor number since). */
+	if (j->rep->fs_known && j->rep->fs_dev == j->target->dev) {
+		j->fs_type = j->rep->fs_type;
+		j->fs_block = j->rep->fs_block;
+		j->facts = j->rep->fs_facts;
+	} else {
+		j->facts = lfa_fs_facts_of_type(0); /* the careful ones, until it is known */
+		j->rep->syscalls++;
+		if (fstatfs64(j->fd, &sf) != 0)
+			return;
+		j->fs_type = (uint32_t)sf.f_type;
+		j->fs_block = (int64_t)sf.f_bsize;
+		j->facts = lfa_fs_facts(j->fs_type, j->target->dev, &j->rep->syscalls);
+	}
 	/* Our block must not be larger than the filesystem's: a larger one
 	 * could hide an unallocated block behind an allocated one. */
-	if (sf.f_bsize >= 512 && sf.f_bsize < 4096 && !(sf.f_bsize & (sf.f_bsize - 1)))
-		j->block = (int64_t)sf.f_bsize;
+	if (j->fs_block >= 512 && j->fs_block < 4096 && !(j->fs_block & (j->fs_block - 1)))
+		j->block = j->fs_block;
 }
 
 /* The file is shorter than what was done: from its new end again, but not

@@ -56,6 +56,15 @@ struct lfa_job_report {
 	 * then ran, unless it refused before writing, and the 0 stood. */
 	int unreserved;
 	int native_stood;          /* the emulation's refusal, when the 0 stood */
+	/* What that look learned of the filesystem, for the emulation that
+	 * may follow, which then reads no mount table again: statfs's f_type
+	 * and f_bsize and the table's facts (fs_facts.c) for device fs_dev;
+	 * fs_known: set. */
+	int fs_known;
+	uint64_t fs_dev;
+	uint32_t fs_type;
+	int64_t fs_block;
+	unsigned fs_facts;
 	unsigned syscalls;         /* syscalls issued, the kernel's fallocate included */
 	/* Refused (EFBIG) for the caller's RLIMIT_FSIZE where the kernel's
 	 * inode_newsize_ok sends SIGXFSZ: to the calling thread as the call
@@ -113,9 +122,11 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
 /* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be
- * taken: the file's blocks hold fewer than len bytes, or the file is on
- * SMB, whose 0 means nothing.  Keeps errno; counts its syscalls. */
-int lfa_native_unreserved(int fd, int64_t len, unsigned *syscalls) LFA_HIDDEN;
+ * taken: the file's blocks, as a look that reaches the held file shows
+ * them, hold fewer than len bytes, or the filesystem's 0 may reserve
+ * nothing (SMB, ceph-fuse, one not known).  Keeps errno; counts its
+ * syscalls in rep, and leaves there what it learned of the filesystem. */
+int lfa_native_unreserved(int fd, int64_t len, struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the

@@ -73,19 +73,6 @@
 /* A server other machines write through. */
 #define NETWORK       (SHARED | APPEND_OPEN)
 
-/* statfs f_type values (linux/magic.h, which not every libc's headers
- * have). */
-#define FS_EXT        0xEF53u
-#define FS_XFS        0x58465342u
-#define FS_BTRFS      0x9123683Eu
-#define FS_TMPFS      0x01021994u
-#define FS_RAMFS      0x858458F6u
-#define FS_HUGETLBFS  0x958458F6u
-#define FS_F2FS       0xF2F52010u
-#define FS_BCACHEFS   0xCA451A4Eu
-#define FS_ZFS        0x2FC12FC1u
-#define FS_FUSE       0x65735546u
-
 #define GiB ((int64_t)1 << 30)
 #define TiB ((int64_t)1 << 40)
 
@@ -129,7 +116,7 @@ static const struct lfa_fs_row table[] = {
 	{ "overlayfs", 0x794C7630u, NULL, APPEND_OPEN },
 	{ "ecryptfs", 0xF15Fu, NULL, 0 },
 	/* network and cluster filesystems: file handles, inode numbers, FIDs */
-	{ "NFS", 0x6969u, NULL, NETWORK | DIRECT },
+	{ "NFS", FS_NFS, NULL, NETWORK | DIRECT },
 	{ "CephFS (kernel client)", 0x00C36400u, NULL, NETWORK },
 	{ "AFS", 0x5346414Fu, NULL, NETWORK },
 	{ "kAFS", 0x6B414653u, NULL, NETWORK },
@@ -139,10 +126,10 @@ static const struct lfa_fs_row table[] = {
 	/* network filesystems that open paths.  Their handles' answers are
 	 * taken as before this table (SMB's open file id, 9p's fid), not
 	 * measured with renames here: the VM lane has no rename case. */
-	{ "CIFS", 0xFF534D42u, NULL, NETWORK | BY_NAME | HANDLE | ZERO_LIES },
+	{ "CIFS", FS_CIFS, NULL, NETWORK | BY_NAME | HANDLE | ZERO_LIES },
 	{ "SMB2, SMB3", 0xFE534D42u, NULL, NETWORK | BY_NAME | HANDLE | ZERO_LIES },
 	{ "SMB (smbfs)", 0x517Bu, NULL, NETWORK | BY_NAME | HANDLE | ZERO_LIES },
-	{ "9p", 0x01021997u, NULL, NETWORK | BY_NAME | HANDLE },
+	{ "9p", FS_9P, NULL, NETWORK | BY_NAME | HANDLE },
 	/* FUSE, by server */
 	{ "GlusterFS", FS_FUSE, "fuse.glusterfs", NETWORK | HANDLE },
 	/* ceph-fuse 16.2 answers 0 to mode 0 and stores nothing (no RADOS

@@ -30,8 +30,22 @@ enum lfa_fs_fact {
 };
 #define LFA_FS_FACT_COUNT 14
 
-/* statfs f_type values used outside the table: none.  The table's own are
- * in fs_facts.c. */
+/* statfs f_type values (linux/magic.h, which not every libc's headers
+ * have) that the table names more than once, and the unit tests play.  No
+ * file but fs_facts.c switches on them. */
+#define FS_EXT        0xEF53u
+#define FS_XFS        0x58465342u
+#define FS_BTRFS      0x9123683Eu
+#define FS_TMPFS      0x01021994u
+#define FS_RAMFS      0x858458F6u
+#define FS_HUGETLBFS  0x958458F6u
+#define FS_F2FS       0xF2F52010u
+#define FS_BCACHEFS   0xCA451A4Eu
+#define FS_ZFS        0x2FC12FC1u
+#define FS_FUSE       0x65735546u
+#define FS_NFS        0x6969u
+#define FS_CIFS       0xFF534D42u
+#define FS_9P         0x01021997u
 
 /* The facts of the filesystem whose statfs says fs_type, on device dev
  * (a FUSE server is told by its mount's type in /proc/self/mountinfo).

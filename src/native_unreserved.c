@@ -56,8 +56,9 @@ static int short_when_asked(int fd, int64_t len, unsigned *syscalls)
 	}
 }
 
-int lfa_native_unreserved(int fd, int64_t len, unsigned *syscalls)
+int lfa_native_unreserved(int fd, int64_t len, struct lfa_job_report *rep)
 {
+	unsigned *syscalls = &rep->syscalls;
 	int saved_errno = errno, unreserved = 0, looked = 0, on_block_device = 0, short_kept = 0;
 	uint64_t mount = 0, dev = 0;
 	uint32_t fs_type;
@@ -95,6 +96,11 @@ int lfa_native_unreserved(int fd, int64_t len, unsigned *syscalls)
 	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, syscalls) != 0)
 		goto out;
 	facts = lfa_fs_facts(fs_type, dev, syscalls);
+	rep->fs_known = 1;
+	rep->fs_dev = dev;
+	rep->fs_type = fs_type;
+	rep->fs_block = fs_block;
+	rep->fs_facts = facts;
 	if (facts & LFA_FS_ZERO_LIES)
 		unreserved = 1;
 	else if (!(facts & LFA_FS_BY_NAME) && short_kept)

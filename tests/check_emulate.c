@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 
 #include "emul_job.h"
-#include "fs-magic.h"
 #include "emulate.h"
 #include "mount_facts.h"
 #include <sys/sysmacros.h>

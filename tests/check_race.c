@@ -29,7 +29,6 @@
 #include <sys/wait.h>
 
 #include "emul_job.h"
-#include "fs-magic.h"
 #include "emulate.h"
 #include "shim.h"
 #include "sys_fallocate.h"

@@ -31,22 +31,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "errname.h"
+#include <libfallocate.h> /* FALLOC_FL_*, which musl's <fcntl.h> and older headers lack */
 
-/* musl's <fcntl.h> has only KEEP_SIZE and PUNCH_HOLE; WRITE_ZEROES is
- * Linux 6.17's. */
-#ifndef FALLOC_FL_ZERO_RANGE
-#define FALLOC_FL_ZERO_RANGE 0x10
-#endif
-#ifndef FALLOC_FL_INSERT_RANGE
-#define FALLOC_FL_INSERT_RANGE 0x20
-#endif
-#ifndef FALLOC_FL_UNSHARE_RANGE
-#define FALLOC_FL_UNSHARE_RANGE 0x40
-#endif
-#ifndef FALLOC_FL_WRITE_ZEROES
-#define FALLOC_FL_WRITE_ZEROES 0x80
-#endif
+#include "errname.h"
 
 static const char *how, *func, *path, *user = "root";
 static long long offset, len;

@@ -19,7 +19,7 @@ xfsz=$(kill -l XFSZ 2>/dev/null) || xfsz=25
 case $xfsz in [0-9]*) ;; *) xfsz=25 ;; esac
 killed=$((128 + xfsz))
 plain_prog=$scratch/fsize-signal-plain
-${CC:-cc} -O2 -pthread -I"$top_srcdir/tests" -o "$plain_prog" "$top_srcdir/tests/fsize-signal.c" ||
+${CC:-cc} -O2 -pthread -I"$top_srcdir/tests" -I"$top_srcdir/include" -o "$plain_prog" "$top_srcdir/tests/fsize-signal.c" ||
 	exit 99
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LD_PRELOAD
 
@@ -123,7 +123,7 @@ if [ "$(id -u)" != 0 ]; then
 	why="not root"
 elif [ ! -x "$w" ] || [ ! -x "$helper" ]; then
 	why="fallocate-seccomp is not built"
-elif ! ${CC:-cc} -static -O2 -pthread -I"$top_srcdir/tests" -o "$scratch/fsize-signal-static" \
+elif ! ${CC:-cc} -static -O2 -pthread -I"$top_srcdir/tests" -I"$top_srcdir/include" -o "$scratch/fsize-signal-static" \
 	"$top_srcdir/tests/fsize-signal.c" 2>/dev/null; then
 	why="cannot link statically with glibc"
 else

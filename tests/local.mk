@@ -117,7 +117,7 @@ print-unit-tests:
 	@echo $(UNIT_TESTS)
 .PHONY: print-unit-tests
 
-EXTRA_DIST += tests/demo.sh tests/errname.h tests/check-run.h tests/shim.h tests/fs-magic.h tests/valgrind.supp
+EXTRA_DIST += tests/demo.sh tests/errname.h tests/check-run.h tests/shim.h tests/valgrind.supp
 demo: tests/lfa-call $(DEMO_HELPERS)
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/demo.sh
 .PHONY: demo

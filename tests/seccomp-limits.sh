@@ -24,7 +24,7 @@ need_cmd capsh
 capsh --drop=cap_sys_resource -- -c true 2>/dev/null ||
 	skip "capsh cannot drop CAP_SYS_RESOURCE from the bounding set here"
 prog=$bin/fsize-signal-static
-${CC:-cc} -static -O2 -pthread -I"$top_srcdir/tests" -o "$prog" "$top_srcdir/tests/fsize-signal.c" ||
+${CC:-cc} -static -O2 -pthread -I"$top_srcdir/tests" -I"$top_srcdir/include" -o "$prog" "$top_srcdir/tests/fsize-signal.c" ||
 	exit 99
 xfsz=$(kill -l XFSZ 2>/dev/null) || xfsz=25
 case $xfsz in [0-9]*) ;; *) xfsz=25 ;; esac
