@@ -9,10 +9,10 @@ EXTRA_DIST += libfallocate.spec RELEASING.md AUTHORS
 # build chroot lacks, whoever runs them: debian/rules (dh_auto_test) and the
 # spec's %check run these.  Tests that need root skip by themselves without
 # it; these are the ones that never try.
-PACKAGE_TESTS = $(UNIT_TESTS) tests/header-compile.sh tests/exports.sh \
-	tests/man-lint.sh tests/install.sh tests/preload-wrapper.sh \
-	tests/preload-python.sh tests/fallback.sh tests/pfallocate.sh \
-	tests/scratch-clean.sh
+PACKAGE_TESTS = $(UNIT_TESTS) tests/build/header-compile.sh tests/build/exports.sh \
+	tests/build/man-lint.sh tests/build/install.sh tests/programs/preload-wrapper.sh \
+	tests/programs/preload-python.sh tests/calls/fallback.sh tests/programs/pfallocate.sh \
+	tests/unit/scratch-clean.sh
 check-package:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(PACKAGE_TESTS)'
 .PHONY: check-package

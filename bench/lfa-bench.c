@@ -11,7 +11,7 @@
  * libc.so.6, ours in the built libfallocate.so.N opened RTLD_LOCAL, so
  * neither interposes on the other and the program links with neither.  Both
  * sides see the same kernel: a filesystem without fallocate, or a seccomp
- * filter (tests/with-fallocate-errno EOPNOTSUPP) wrapped around the whole
+ * filter (tests/lib/with-fallocate-errno EOPNOTSUPP) wrapped around the whole
  * process.  Ours therefore runs its default policy, one failed fallocate
  * syscall then the emulation, exactly as glibc does.
  *

@@ -20,7 +20,7 @@ EXTRA_DIST += bench/cache.py bench/run.sh bench/report.sh bench/ratios.gp bench/
 	bench/ratios-latest.png bench/results-latest.csv
 
 if HAVE_SECCOMP
-BENCH_TOOLS += tests/with-fallocate-errno$(EXEEXT)
+BENCH_TOOLS += tests/lib/with-fallocate-errno$(EXEEXT)
 endif
 
 # Builds what make bench runs, without running it (CI's check).

@@ -21,7 +21,7 @@ set -euo pipefail
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
 bench=$top_builddir/bench/lfa-bench
-forcer=$top_builddir/tests/with-fallocate-errno
+forcer=$top_builddir/tests/lib/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
 only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11 12}
@@ -176,7 +176,7 @@ if wanted 2; then
 	if [ $can_force = yes ]; then
 		forced 2-new "$disk" "$forced_fs" --scenario new --dd --reps "$reps"
 	else
-		skip 2 "cannot force EOPNOTSUPP (tests/with-fallocate-errno: no libseccomp?)"
+		skip 2 "cannot force EOPNOTSUPP (tests/lib/with-fallocate-errno: no libseccomp?)"
 	fi
 fi
 
@@ -210,9 +210,9 @@ if wanted 5; then
 fi
 
 # sshfs over 127.0.0.1 only: a throwaway sshd with keys made for this run
-# (tests/sshd-lib.sh).  Not in a subshell: what it starts must be undone by
+# (tests/shared/sshd-lib.sh).  Not in a subshell: what it starts must be undone by
 # this shell's trap.  Says why in $why.
-. "$top_srcdir/tests/sshd-lib.sh"
+. "$top_srcdir/tests/shared/sshd-lib.sh"
 sshfs_setup() {
 	why="needs root (sshd, FUSE mount)"
 	is_root || return 1
@@ -275,10 +275,10 @@ if wanted 8; then
 	fi
 fi
 
-# GlusterFS (tests/gluster-lib.sh): a replica-2 volume of two ext3 bricks
+# GlusterFS (tests/shared/gluster-lib.sh): a replica-2 volume of two ext3 bricks
 # (no fallocate) and one FUSE client, the shared filesystem of issue 24.
 # Says why in $why.
-. "$top_srcdir/tests/gluster-lib.sh"
+. "$top_srcdir/tests/shared/gluster-lib.sh"
 # shellcheck disable=SC2154 # gluster-lib.sh sets the gluster_ variables
 gluster_setup() {
 	why="needs root (glusterd, loop devices, FUSE mount)"

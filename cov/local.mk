@@ -37,13 +37,13 @@ COV_FLOOR_BRANCHES = 82
 # (append-race, syscall-count, cache-*, two-clients: one path each, over and
 # over), nor pfallocate.sh (a minute for tools/pfallocate.c only: 91 % of
 # its lines); COV_EXTRA_TESTS adds any of them:
-#   make coverage COV_EXTRA_TESTS=tests/pfallocate.sh
+#   make coverage COV_EXTRA_TESTS=tests/programs/pfallocate.sh
 # Longest first, for make -j.
-COV_TESTS = tests/realfs.sh tests/realfs-seccomp.sh tests/fuzz.sh \
-	$(UNIT_TESTS) tests/check_cache tests/check_cache_lfs \
-	tests/copytruncate.sh tests/realfs-fiemap.sh tests/fuzz-replay.sh \
-	tests/realfs-edges.sh tests/fallback.sh tests/strace-args.sh \
-	tests/kernel-answers.sh tests/pseudo-files.sh
+COV_TESTS = tests/realfs/realfs.sh tests/realfs/realfs-seccomp.sh tests/calls/fuzz.sh \
+	$(UNIT_TESTS) tests/unit/check_cache tests/unit/check_cache_lfs \
+	tests/calls/copytruncate.sh tests/realfs/realfs-fiemap.sh tests/calls/fuzz-replay.sh \
+	tests/realfs/realfs-edges.sh tests/calls/fallback.sh tests/calls/strace-args.sh \
+	tests/calls/kernel-answers.sh tests/realfs/pseudo-files.sh
 COV_EXTRA_TESTS =
 COV_GCOVR = gcovr -j 2 -r source --object-directory build build
 # As many jobs as processors, unless make was given -j (its jobserver then).

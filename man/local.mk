@@ -37,5 +37,5 @@ uninstall-man3-links:
 	done
 .PHONY: install-man3-links uninstall-man3-links
 
-TESTS += tests/man-lint.sh
-EXTRA_DIST += tests/man-lint.sh
+TESTS += tests/build/man-lint.sh
+EXTRA_DIST += tests/build/man-lint.sh

@@ -11,14 +11,14 @@ libfallocate_core_la_SOURCES += \
 
 # Its unit tests run on the shared library, so they also prove the exports.
 if HAVE_CHECK
-UNIT_TESTS += tests/check_api tests/check_api_lfs
-tests_check_api_SOURCES = tests/check_api.c
-tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_api_LDADD = libfallocate.la $(CHECK_LIBS)
-tests_check_api_LDFLAGS = -no-install
-tests_check_api_lfs_SOURCES = tests/check_api.c
-tests_check_api_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
-tests_check_api_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_api_lfs_LDADD = libfallocate.la $(CHECK_LIBS)
-tests_check_api_lfs_LDFLAGS = -no-install
+UNIT_TESTS += tests/unit/check_api tests/unit/check_api_lfs
+tests_unit_check_api_SOURCES = tests/unit/check_api.c
+tests_unit_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_api_LDADD = libfallocate.la $(CHECK_LIBS)
+tests_unit_check_api_LDFLAGS = -no-install
+tests_unit_check_api_lfs_SOURCES = tests/unit/check_api.c
+tests_unit_check_api_lfs_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
+tests_unit_check_api_lfs_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_api_lfs_LDADD = libfallocate.la $(CHECK_LIBS)
+tests_unit_check_api_lfs_LDFLAGS = -no-install
 endif

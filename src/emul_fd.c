@@ -113,7 +113,7 @@ int emul_append_fd(struct emul_job *j)
 	 * (LFA_FS_SERVER_DIRECT too): a buffered append lands at the size
 	 * this client's kernel cached, over another client's records (580 of
 	 * 2,000 lost by plain O_APPEND zeros; the library's, through O_DIRECT,
-	 * 1: tests/cephfs.sh). */
+	 * 1: tests/shared/cephfs.sh). */
 	static const int nfs_modes[] = { O_WRONLY | O_APPEND | O_DIRECT,
 					 O_RDWR | O_APPEND | O_DIRECT };
 	int mode;

@@ -22,7 +22,7 @@
 /* Read-back pieces stay small: a zero run is written right after the scan
  * of the piece that found it, and another writer's bytes landing in the run
  * during that scan are lost (2 MiB pieces lost five times as many markers
- * on a ramfs as these, in tests/window.c). */
+ * on a ramfs as these, in tests/calls/window.c). */
 #define READ_CHUNK ((size_t)256 << 10)
 /* The smallest block any filesystem allocates: one that cannot report holes
  * may not report its block size either, and a larger piece holding some data
@@ -38,7 +38,7 @@ static int seek_reliable(struct emul_job *j)
 	/* Not xfs: on Debian 12's kernel (6.1), SEEK_DATA on a reflinked file
 	 * whose copy-on-write fork has a preallocation (overwriting a shared
 	 * block makes one) skips shared data beside it, and zeros written into
-	 * that "hole" destroyed it (tests/realfs-fiemap.sh, reflink case, under
+	 * that "hole" destroyed it (tests/realfs/realfs-fiemap.sh, reflink case, under
 	 * tests/vm).  xfs's FIEMAP misses the fork's unsynced data instead, so
 	 * neither map is whole there: xfs is read back, which sees both. */
 	if (!(j->facts & LFA_FS_SEEK_HOLE) || emul_private_fd(j) < 0)
@@ -66,13 +66,13 @@ static int seek_reliable(struct emul_job *j)
 
 /* Filesystems whose FIEMAP maps every block that holds data, delayed
  * allocations and unwritten extents included (data written and not yet
- * synced: FIEMAP_EXTENT_DELALLOC, tests/realfs-fiemap.sh), read on the
+ * synced: FIEMAP_EXTENT_DELALLOC, tests/realfs/realfs-fiemap.sh), read on the
  * job's own descriptor with no offset moved and no reopen (which watchers
  * would see as IN_OPEN and IN_CLOSE_WRITE, and which a lease forbids).
  * Not xfs: a write into a hole of a reflinked file that lands in the
  * copy-on-write fork's preallocation (overwriting a shared block nearby
  * makes one) is in no extent FIEMAP lists until writeback completes, while
- * SEEK_DATA sees it (tests/realfs-fiemap.sh, reflink case): zeros there
+ * SEEK_DATA sees it (tests/realfs/realfs-fiemap.sh, reflink case): zeros there
  * would destroy it.  tmpfs has no FIEMAP; f2fs, ocfs2, gfs2, bcachefs and
  * zfs were not seen to report unsynced data (no driver where this was
  * tested).  All of these stay on SEEK_DATA. */

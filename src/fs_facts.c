@@ -8,7 +8,7 @@
  * table gets the most careful value of every fact: shared, finds files by
  * name, its handle's answers not trusted, nothing it shows believed, its
  * 0 possibly empty.  libfallocate(7) carries the same table
- * (tests/fs-table.sh checks that the two agree).
+ * (tests/realfs/fs-table.sh checks that the two agree).
  *
  * Why each fact is what it is, in a word per row; at length:
  *   SEEK_HOLE   local filesystems whose holes are real (not xfs: on Linux
@@ -27,7 +27,7 @@
  *   HANDLE      of those, servers that answer a handle's attributes
  *               (FUSE's GETATTR with the file handle) by the handle, so
  *               that the held file's size can be learned at all; measured
- *               with tests/rename-held.sh (unionfs-fuse answers by path:
+ *               with tests/shared/rename-held.sh (unionfs-fuse answers by path:
  *               nothing is emulated there)
  *   ZERO_LIES   SMB3 with a lease grows a file by SetEOF and answers 0 (and
  *               counts blocks from the size); so does ceph-fuse 16.2 (no
@@ -136,7 +136,7 @@ static const struct lfa_fs_row table[] = {
 	 * object of the file; st_blocks is size / 512), and each client's
 	 * kernel caches pages and a size that another client's writes
 	 * outdate (its own O_APPEND lands at that stale size): the server's
-	 * bytes, read and written with O_DIRECT (tests/cephfs.sh) */
+	 * bytes, read and written with O_DIRECT (tests/shared/cephfs.sh) */
 	{ "ceph-fuse", FS_FUSE, "fuse.ceph-fuse", NETWORK | HANDLE | ZERO_LIES | DIRECT },
 	{ "ceph-fuse (older)", FS_FUSE, "fuse.ceph", NETWORK | HANDLE | ZERO_LIES | DIRECT },
 	{ "ntfs-3g, exfat-fuse", FS_FUSE, "fuseblk", NETWORK | HANDLE },

@@ -15,7 +15,7 @@
  * (a millisecond for a few hundred MiB): a child may hold a descriptor
  * whose slot another thread of the parent emptied meanwhile.  Emptying a
  * slot before its close, as 0.1 and 0.2 did, left the job's descriptor in
- * 1 child in 2 forked while a call ran (tests/fork-mid-call.sh).  So a
+ * 1 child in 2 forked while a call ran (tests/calls/fork-mid-call.sh).  So a
  * slot keeps its descriptor's number through the close, and is emptied only
  * where no fork is in progress (counted by the prepare and parent
  * handlers); otherwise it stays "closed" until one is reserved while none

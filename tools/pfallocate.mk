@@ -9,5 +9,5 @@ tools_pfallocate_SOURCES = tools/pfallocate.c
 tools_pfallocate_CPPFLAGS = $(AM_CPPFLAGS) -D_FILE_OFFSET_BITS=64
 tools_pfallocate_LDADD = libfallocate.la
 
-TESTS += tests/pfallocate.sh
-EXTRA_DIST += tests/pfallocate.sh tests/pty-progress.py
+TESTS += tests/programs/pfallocate.sh
+EXTRA_DIST += tests/programs/pfallocate.sh tests/programs/pty-progress.py

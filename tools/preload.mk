@@ -44,7 +44,7 @@ uninstall-drop-lib:
 	      $(DESTDIR)$(libdir)/libfallocate.a
 .PHONY: install-exec-drop-la uninstall-drop-lib
 
-# What `make install` must put in place, for tests/install.sh: every file
+# What `make install` must put in place, for tests/build/install.sh: every file
 # this build installs, by the variables that install them.
 print-install-list:
 	@for f in $(bin_SCRIPTS) $(bin_PROGRAMS); do echo "bin $$f"; done
@@ -67,14 +67,14 @@ print-install-list:
 	@echo "version-info $(LT_VERSION_INFO)"
 .PHONY: print-install-list
 
-PRELOAD_TESTS = tests/prog-python.sh tests/prog-fallocate.sh tests/prog-fio.sh \
-	tests/prog-aria2c.sh tests/prog-cryptsetup.sh tests/prog-sshfs-python.sh \
-	tests/prog-sshfs-qemu-img.sh tests/prog-sshfs-append.sh \
-	tests/prog-qemu-img.sh tests/prog-rsync.sh tests/preload-wrapper.sh \
-	tests/secure-mode.sh tests/install.sh tests/exports.sh tests/rename-held.sh
+PRELOAD_TESTS = tests/programs/prog-python.sh tests/programs/prog-fallocate.sh tests/programs/prog-fio.sh \
+	tests/programs/prog-aria2c.sh tests/programs/prog-cryptsetup.sh tests/programs/prog-sshfs-python.sh \
+	tests/programs/prog-sshfs-qemu-img.sh tests/programs/prog-sshfs-append.sh \
+	tests/programs/prog-qemu-img.sh tests/programs/prog-rsync.sh tests/programs/preload-wrapper.sh \
+	tests/programs/secure-mode.sh tests/build/install.sh tests/build/exports.sh tests/shared/rename-held.sh
 TESTS += $(PRELOAD_TESTS)
-EXTRA_DIST += $(PRELOAD_TESTS) tests/preload-lib.sh tests/sshfs-lib.sh \
-	tests/sshd-lib.sh tests/held-file.c
+EXTRA_DIST += $(PRELOAD_TESTS) tests/programs/preload-lib.sh tests/shared/sshfs-lib.sh \
+	tests/shared/sshd-lib.sh tests/lib/held-file.c
 # The tests run the build tree's wrapper on the build tree's library.
 AM_TESTS_ENVIRONMENT += \
 	FALLOCATE_PRELOAD='$(abs_top_builddir)/tools/fallocate-preload'; \
@@ -105,16 +105,16 @@ tools_fallocate_seccomp_LDADD = libfallocate-core.la -lpthread
 # another's (seccomp-queue.sh, issue 31).
 if HAVE_CHECK
 if HAVE_LINUX_HEADERS
-UNIT_TESTS += tests/check_seccomp_abi
+UNIT_TESTS += tests/unit/check_seccomp_abi
 endif
 endif
-tests_check_seccomp_abi_SOURCES = tests/check_seccomp_abi.c tools/seccomp-abi.c tools/seccomp-abi.h
-tests_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_check_seccomp_abi_LDADD = $(CHECK_LIBS)
-TESTS += tests/preload-seccomp.sh tests/seccomp-parallel.sh tests/seccomp-identity.sh \
-	tests/seccomp-i386.sh tests/seccomp-queue.sh tests/seccomp-limits.sh
-EXTRA_DIST += tests/preload-seccomp.sh tests/seccomp-target.c tests/seccomp-target.go \
-	tests/ctrl-c.py tests/seccomp-lib.sh tests/seccomp-parallel.sh \
-	tests/seccomp-identity.sh tests/seccomp-i386.sh tests/seccomp-queue.sh \
-	tests/seccomp-limits.sh
+tests_unit_check_seccomp_abi_SOURCES = tests/unit/check_seccomp_abi.c tools/seccomp-abi.c tools/seccomp-abi.h
+tests_unit_check_seccomp_abi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_check_seccomp_abi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_seccomp_abi_LDADD = $(CHECK_LIBS)
+TESTS += tests/seccomp/preload-seccomp.sh tests/seccomp/seccomp-parallel.sh tests/seccomp/seccomp-identity.sh \
+	tests/seccomp/seccomp-i386.sh tests/seccomp/seccomp-queue.sh tests/seccomp/seccomp-limits.sh
+EXTRA_DIST += tests/seccomp/preload-seccomp.sh tests/seccomp/seccomp-target.c tests/seccomp/seccomp-target.go \
+	tests/programs/ctrl-c.py tests/seccomp/seccomp-lib.sh tests/seccomp/seccomp-parallel.sh \
+	tests/seccomp/seccomp-identity.sh tests/seccomp/seccomp-i386.sh tests/seccomp/seccomp-queue.sh \
+	tests/seccomp/seccomp-limits.sh

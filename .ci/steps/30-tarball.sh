@@ -30,9 +30,9 @@ cd "$src"
 export PATH="$work/no-autotools:$PATH"
 ./configure --enable-werror > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 make -j"$(nproc)" > "$work/make.log" 2>&1 || { tail -n 50 "$work/make.log"; exit 1; }
-make -j"$(nproc)" check TESTS="tests/header-compile.sh tests/exports.sh tests/preload-wrapper.sh \
-	tests/man-lint.sh tests/fallback.sh" > "$work/check.log" 2>&1 ||
-	{ cat "$work/check.log" tests/*.log; exit 1; }
+make -j"$(nproc)" check TESTS="tests/build/header-compile.sh tests/build/exports.sh tests/programs/preload-wrapper.sh \
+	tests/build/man-lint.sh tests/calls/fallback.sh" > "$work/check.log" 2>&1 ||
+	{ cat "$work/check.log" tests/*/*.log; exit 1; }
 if [ -e "$work/autotools-called" ]; then
 	echo "30-tarball: the tarball needed autotools:"
 	cat "$work/autotools-called"

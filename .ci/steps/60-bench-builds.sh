@@ -11,8 +11,8 @@ trap 'rm -rf "$dir"' EXIT
 bench() { ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 "$@"; }
 bench --scenario native --size 64K --calls 10
 forced=""
-if [ -x tests/with-fallocate-errno ] && tests/with-fallocate-errno EOPNOTSUPP true; then
-	forced="tests/with-fallocate-errno EOPNOTSUPP"
+if [ -x tests/lib/with-fallocate-errno ] && tests/lib/with-fallocate-errno EOPNOTSUPP true; then
+	forced="tests/lib/with-fallocate-errno EOPNOTSUPP"
 fi
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario new --dd --size 2M
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario rewrite --size 2M

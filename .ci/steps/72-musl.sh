@@ -14,7 +14,7 @@ cd "$work/build"
 CC=musl-gcc "$work/src/configure" > configure.log 2>&1 || { cat configure.log; exit 1; }
 grep 'WARNING' configure.log || true
 make -j"$(nproc)" > make.log 2>&1 || { tail -n 40 make.log; exit 1; }
-make -j"$(nproc)" check > check.log 2>&1 || { cat check.log tests/*.log; exit 1; }
+make -j"$(nproc)" check > check.log 2>&1 || { cat check.log tests/*/*.log; exit 1; }
 grep -E '^(PASS|FAIL|SKIP|ERROR|# [A-Z]+:)' check.log
 readelf -d .libs/libfallocate.so.1 | grep -E 'NEEDED|SONAME'
 echo "72-musl: CC=musl-gcc ./configure && make && make check passed"

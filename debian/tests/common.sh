@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # sandbox, and no root needed.
 build_enosys() {
 	# shellcheck disable=SC2046
-	gcc -o "$work/with-fallocate-errno" "$srcdir/tests/with-fallocate-errno.c" \
+	gcc -o "$work/with-fallocate-errno" "$srcdir/tests/lib/with-fallocate-errno.c" \
 		$(pkg-config --cflags --libs libseccomp)
 	"$work/with-fallocate-errno" ENOSYS true ||
 		{ echo "cannot install a seccomp filter here"; exit 77; }

@@ -35,7 +35,7 @@
 
 #include <libfallocate.h>
 
-#include "../errname.h"
+#include "../lib/errname.h"
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)

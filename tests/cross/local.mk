@@ -14,7 +14,7 @@ CROSS_SELF_CHECKS = powerpc armhf mips s390x
 CROSS_FLAGS =
 
 if HAVE_SECCOMP
-CROSS_ERRNO_HELPER = tests/with-fallocate-errno
+CROSS_ERRNO_HELPER = tests/lib/with-fallocate-errno
 endif
 
 check-cross: $(CROSS_ERRNO_HELPER)

@@ -13,7 +13,7 @@
 #     --workdir DIR      where the builds go (default: a new temporary one)
 #     --testdir DIR      where the test files go; needs fallocate and
 #                        SEEK_HOLE (default: WORKDIR/files)
-#     --errno-helper P   tests/with-fallocate-errno, for the musl fallback proof
+#     --errno-helper P   tests/lib/with-fallocate-errno, for the musl fallback proof
 #     --self-check ABI   also build ABI with its 64-bit argument passing
 #                        deliberately wrong, and require its test to FAIL
 #                        (may be repeated)
@@ -317,15 +317,15 @@ do_abi() { # NAME [broken]
 
 # musl 1.2.3 has no pwritev2 wrapper: the library makes the syscall itself,
 # so that growth appends there too (RWF_APPEND) and another writer's
-# appends survive it (issue 18).  tests/append-race built against the musl
+# appends survive it (issue 18).  tests/calls/append-race built against the musl
 # library: 200,000 records while posix_fallocate grows the file, emulation
 # forced.  Positional growth damaged thousands of records here.
 musl_appends() { # BASE SRC CC LIBDIR
 	local base=$1 src=$2 cc=$3 lib=$4 out
 	mkdir -p "$testdir/append-race"
 	# shellcheck disable=SC2086
-	$cc -O2 -Wall -Wextra -Werror -I"$src/include" -I"$src/tests" -o "$base/append-race" \
-		"$src/tests/append-race.c" -L"$lib" -lfallocate -Wl,-rpath,"$lib" -lpthread \
+	$cc -O2 -Wall -Wextra -Werror -I"$src/include" -o "$base/append-race" \
+		"$src/tests/calls/append-race.c" -L"$lib" -lfallocate -Wl,-rpath,"$lib" -lpthread \
 		> "$base/append-race.build.log" 2>&1 ||
 		{ cat "$base/append-race.build.log"; result FAIL "musl-app" "append-race does not build"; return; }
 	if out=$(LIBFALLOCATE_EMULATION=always "$base/append-race" "$testdir/append-race" 200000 2>&1); then
@@ -342,7 +342,7 @@ musl_appends() { # BASE SRC CC LIBDIR
 musl_fallback() { # BASE
 	local base=$1 out_plain out_lfa rc_plain rc_lfa
 	if [ -z "$errno_helper" ] || [ ! -x "$errno_helper" ]; then
-		missing "musl-fb" "no tests/with-fallocate-errno (libseccomp missing): the fallback proof needs it"
+		missing "musl-fb" "no tests/lib/with-fallocate-errno (libseccomp missing): the fallback proof needs it"
 		return
 	fi
 	out_plain=$("$errno_helper" EOPNOTSUPP "$base/probe-musl-only" "$testdir" 2>&1)

@@ -9,7 +9,7 @@
 # ext3 filesystem bound under it.  For each of NFSv3 and NFSv4.2, default
 # and "sync" mounts, three mounts with nosharecache (three clients with
 # caches of their own): client A appends 64-byte records, client B loops
-# posix_fallocate(fd, 0, size + 100) (tests/append-race -a), and the
+# posix_fallocate(fd, 0, size + 100) (tests/calls/append-race -a), and the
 # records are read back through the third.  B is the library, glibc's
 # emulation (-g) or plain O_APPEND writes of 100 zeros (-z: what NFS itself
 # does with two clients' appends).
@@ -17,7 +17,7 @@
 # LFA_NFS_ROWS="4.2-default 3-sync ...": those rows only.
 # Prints one line per run "row VERS MOUNTS WHO RECORDS LOST SPLIT ..." (for
 # the library also the bytes it reported written, the zeros the file grew
-# by, and the difference: tests/append-race.c says what it can be) and
+# by, and the difference: tests/calls/append-race.c says what it can be) and
 # a sum per row and WHO; exits 1 where, on a row, the library lost more
 # records in all than glibc's emulation, or, on a row of 60,000 records or
 # more, than NFS's own appends (either: the rule of issue 30), or one of its calls failed; 77 where nfs-utils is
@@ -38,7 +38,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 for p in rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs; do
 	command -v $p > /dev/null 2>&1 || skip "no $p (package nfs-kernel-server, rpcbind)"
 done
-[ -x tests/append-race ] || { echo "guest-nfs.sh: tests/append-race is not built" >&2; exit 99; }
+[ -x tests/calls/append-race ] || { echo "guest-nfs.sh: tests/calls/append-race is not built" >&2; exit 99; }
 say "guest kernel: $(uname -r), $(nproc) CPUs"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/servers.sh"
@@ -84,7 +84,7 @@ for v in $versions; do
 			while [ $r -le "$runs_here" ]; do
 				mount_nfs "$v" "$opts" /mnt/c || exit 99
 				t0=$(date +%s)
-				out=$(tests/append-race $opt -a /mnt/a -c /mnt/c /mnt/b "$n" 2>&1)
+				out=$(tests/calls/append-race $opt -a /mnt/a -c /mnt/c /mnt/b "$n" 2>&1)
 				umount /mnt/c
 				last=$(echo "$out" | tail -n 1)
 				lost=$(echo "$last" | sed -n 's/.* records damaged: \([0-9]*\) lost, .*/\1/p')

@@ -10,7 +10,7 @@
 # (LFA-STALE-BYTES), under dm-log-writes (its log on a second loop
 # device); mkfs -E nodiscard, four files of known content (data and
 # holes), synced; then, each followed by sync and a mark, the library's
-# emulation (LIBFALLOCATE_EMULATION=always, tests/lfa-call) of a growth
+# emulation (LIBFALLOCATE_EMULATION=always, tests/lib/lfa-call) of a growth
 # and of a hole fill (through O_DSYNC, so that its writes reach the disk
 # inside the call), then glibc's (python3's os.posix_fallocate: neither
 # filesystem has fallocate, so glibc emulates), a mark as each call
@@ -31,7 +31,7 @@ points=${1:-4}
 break_mode=${2:-}
 build=$(pwd)
 replay=$build/tests/vm/replay-log
-lfacall=$build/tests/lfa-call
+lfacall=$build/tests/lib/lfa-call
 echo "# guest kernel: $(uname -r), $(nproc) CPUs; points per phase: $points${break_mode:+; BREAK=$break_mode}"
 if ! [ -x "$replay" ] || ! [ -x "$lfacall" ]; then
 	echo "guest-power.sh: build first (make check TESTS=)" >&2

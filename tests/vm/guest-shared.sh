@@ -24,7 +24,7 @@ for p in rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs smbd smbpasswd mount.cif
 	command -v $p > /dev/null 2>&1 ||
 		{ echo "SKIP: no $p (packages nfs-kernel-server, rpcbind, samba, cifs-utils)"; exit 77; }
 done
-checker=tests/realfs-check-public
+checker=tests/realfs/realfs-check-public
 lib=$PWD/.libs/libfallocate.so
 [ -x $checker ] && [ -e "$lib" ] || { echo "guest-shared.sh: the build tree is not built" >&2; exit 99; }
 say "guest kernel: $(uname -r), $(nproc) CPUs"

@@ -13,12 +13,12 @@ EXTRA_DIST += tests/vm/vm.sh tests/vm/init tests/vm/guest-check.sh tests/vm/chec
 	tests/vm/vm.mk tests/vm/guest-power.sh tests/vm/power.sh tests/vm/guest-nfs.sh \
 	tests/vm/check-vm-nfs.sh tests/vm/servers.sh tests/vm/guest-shared.sh tests/vm/answers.py \
 	tests/vm/check-vm-shared.sh tests/vm/lane.sh
-VM_TESTS = $(UNIT_TESTS) tests/check_cache tests/check_cache_lfs \
-	tests/realfs-edges.sh tests/realfs-fiemap.sh
+VM_TESTS = $(UNIT_TESTS) tests/unit/check_cache tests/unit/check_cache_lfs \
+	tests/realfs/realfs-edges.sh tests/realfs/realfs-fiemap.sh
 check-vm: $(check_PROGRAMS) libfallocate.la
 	@$(SHELL) $(srcdir)/tests/vm/lane.sh quick $(VM_TESTS)
 check-vm-full: $(check_PROGRAMS) libfallocate.la
-	@$(SHELL) $(srcdir)/tests/vm/lane.sh full $(VM_TESTS) tests/realfs.sh
+	@$(SHELL) $(srcdir)/tests/vm/lane.sh full $(VM_TESTS) tests/realfs/realfs.sh
 # make check-vm-shared: every NFS and SMB3 row (tests/vm/guest-shared.sh)
 check-vm-shared: $(check_PROGRAMS) libfallocate.la
 	@$(SHELL) $(srcdir)/tests/vm/check-vm-shared.sh

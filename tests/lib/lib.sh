@@ -1,0 +1,55 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
+# Sourced by the shell tests.  Exit codes follow automake: 0 pass, 1 fail,
+# 77 skip (with the reason printed), 99 hard error.
+set -u
+: "${top_builddir:=$(pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${LFA_LIBRARY:=$top_builddir/.libs/libfallocate.so.1}"
+LFA_CALL=$top_builddir/tests/lib/lfa-call
+# shellcheck disable=SC2034 # for the tests that source this
+LFA_CALL_LFS=$top_builddir/tests/lib/lfa-call-lfs
+WITH_ERRNO=$top_builddir/tests/lib/with-fallocate-errno
+
+skip() { echo "SKIP: $*$(emulated_note)"; exit 77; }
+# Where CI runs i386 programs under qemu (.ci/i386.sh), an i386 tree's
+# skips say so: qemu-user has no seccomp, and strace sees qemu's syscalls.
+emulated_note() {
+	[ -n "${LFA_I386_EMULATED:-}" ] && [ -e "$LFA_CALL" ] &&
+		[ "$(elf_class "$LFA_CALL")" = 1 ] && printf ' (%s)' "$LFA_I386_EMULATED"
+}
+# Whether this tree's programs run under qemu-user (.ci/i386.sh), which
+# refuses every pwritev2 flag and knows no cachestat.
+under_qemu_user() {
+	[ -n "${LFA_I386_EMULATED:-}" ] && [ -e "$LFA_CALL" ] && [ "$(elf_class "$LFA_CALL")" = 1 ]
+}
+fail() { echo "FAIL: $*"; exit 1; }
+note() { echo "# $*"; }
+
+# A scratch directory on the machine's disk, removed at exit.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/lfa-sh.XXXXXX") || exit 99
+cleanup_hooks=""
+on_exit() { cleanup_hooks="$1; $cleanup_hooks"; }
+trap 'eval "$cleanup_hooks"; rm -rf "$scratch"' EXIT
+
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
+need_seccomp() {
+	[ -x "$WITH_ERRNO" ] || skip "built without libseccomp: no with-fallocate-errno"
+	"$WITH_ERRNO" ENOSYS true || skip "cannot install a seccomp filter here"
+}
+# Whether two ELF files are of one class (32 or 64 bits): a library preloads
+# only into programs of its own class.
+elf_class() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+# A library built against another C library (musl-gcc) keeps the system's
+# programs from starting at all when preloaded.
+need_system_libc() {
+	LD_PRELOAD=$1 /bin/sh -c : >/dev/null 2>&1 ||
+		skip "$(basename "$1") cannot be preloaded into this system's programs (built for another C library?)"
+}
+need_same_class() {
+	need_system_libc "$1"
+	[ "$(elf_class "$1")" = "$(elf_class "$2")" ] ||
+		skip "$(basename "$2") and $(basename "$1") are of different ELF classes"
+}
+file_size() { stat -c %s "$1"; }

@@ -1,5 +1,0 @@
-# SPDX-License-Identifier: LGPL-2.1-or-later
-# Copyright (C) 2026 the libfallocate authors (see AUTHORS)
-# make check leaves nothing behind under $TMPDIR (tests/scratch-clean.sh).
-TESTS += tests/scratch-clean.sh
-EXTRA_DIST += tests/scratch-clean.sh

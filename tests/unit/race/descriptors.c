@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the libfallocate authors (see AUTHORS) */
+/* check_race: O_APPEND descriptors, leases, dup2 and O_NOATIME: the caller's descriptor stays the caller's. */
+#include "harness.h"
+
+/* On an O_APPEND descriptor the engine never trusts RWF_NOAPPEND where it
+ * can reopen the file: overlayfs and FUSE accept the flag and append. */
+START_TEST(append_descriptor_on_a_layer_that_appends)
+{
+	const char *p = fresh("append-layer");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR | O_APPEND);
+	hook_reset();
+	layer_ignores_noappend = 1;
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), 0);
+	ck_assert_int_eq(hk.v2_calls, 0);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + 2 * MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + 2 * MiB));
+}
+END_TEST
+
+/* Where it cannot reopen (the caller holds a lease), an O_APPEND
+ * descriptor takes no positional write at all: EBADF, glibc's answer, and
+ * nothing written.  RWF_NOAPPEND could be ignored below, and a size check
+ * afterwards could not tell a misplaced write from another writer's append. */
+START_TEST(append_descriptor_without_a_reopen_is_ebadf)
+{
+	const char *p = fresh("append-lease");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR | O_APPEND);
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	layer_ignores_noappend = 1;
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), EBADF);
+	ck_assert_int_eq(hk.v2_calls, 0);
+	ck_assert_int_eq(hk.writes, 0);
+	ck_assert_int_eq(sigio_count, 0);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + MiB);
+}
+END_TEST
+
+/* The caller's own write lease stays: no reopen breaks it (a reopen
+ * would signal the caller and wait up to lease-break-time), no SIGIO.  A
+ * sparse file, where finding holes needs a file offset of our own. */
+START_TEST(callers_lease_is_kept)
+{
+	const char *p = fresh("lease");
+	int fd;
+
+	sparse_with_data(p, MiB);
+	fd = open(p, O_RDWR);
+	if (!take_write_lease(fd)) {
+		close(fd);
+		return;
+	}
+	hook_reset();
+	ck_assert_int_eq(job(fd, 0, 16384 + 2 * MiB, NULL, NULL), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETLEASE), F_WRLCK);
+	ck_assert_int_eq(sigio_count, 0);
+	close(fd);
+	expect_sparse_filled(p, MiB, 16384 + 2 * MiB);
+	ck_assert(fully_allocated(p, 0, 16384 + 2 * MiB));
+}
+END_TEST
+
+static const char *other_path;
+
+static int redirect_callers_fd(void)
+{
+	int o = open(other_path, O_RDWR);
+
+	ck_assert_int_eq(dup2(o, job_fd), job_fd);
+	close(o);
+	return 0;
+}
+
+/* Another thread dup2()s over the caller's descriptor mid-call: the zeros
+ * still go to the file the call was about. */
+START_TEST(dup2_mid_call_cannot_redirect)
+{
+	const char *p = fresh("dup2-target");
+	unsigned char *old = pattern(MiB, 8);
+	int fd;
+
+	become_multithreaded();
+	ck_assert(!process_single_threaded());
+	other_path = scratch_path("dup2-other");
+	unlink(other_path);
+	write_pattern_at(other_path, 0, MiB, 8);
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	script("pwritev64", 1, 0, redirect_callers_fd);
+	ck_assert_int_eq(job(fd, 0, 8 * MiB, NULL, NULL), 0);
+	close(fd);
+	expect_bytes(other_path, old, MiB);
+	expect_bytes(p, NULL, 8 * MiB);
+	free(old);
+}
+END_TEST
+
+static int noatime_seen = -1;
+
+/* Every descriptor of this process for the job's file carries O_NOATIME. */
+static int check_noatime(void)
+{
+	char link[300], target[4096], info[300], line[256];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+
+	noatime_seen = 1;
+	while (dir && (d = readdir(dir))) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(link, sizeof link, "/proc/self/fd/%s", d->d_name);
+		n = readlink(link, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(target, job_path))
+			continue;
+		snprintf(info, sizeof info, "/proc/self/fdinfo/%s", d->d_name);
+		if (!(f = fopen(info, "r")))
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long flags;
+
+			if (sscanf(line, "flags: %lo", &flags) == 1 && !(flags & O_NOATIME))
+				noatime_seen = 0;
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return 0;
+}
+
+START_TEST(reopened_descriptor_keeps_noatime)
+{
+	const char *p = fresh("noatime");
+	int fd;
+
+	write_pattern_at(p, 0, 100, 9);
+	fd = open(p, O_WRONLY | O_APPEND | O_NOATIME);
+	ck_assert_int_ge(fd, 0);
+	script("pwritev64", 1, 0, check_noatime);
+	ck_assert_int_eq(job(fd, 0, MiB, NULL, NULL), 0);
+	ck_assert_int_eq(noatime_seen, 1);
+	close(fd);
+}
+END_TEST
+
+void race_descriptors_tests(TCase *tc)
+{
+	tcase_add_test(tc, append_descriptor_on_a_layer_that_appends);
+	tcase_add_test(tc, append_descriptor_without_a_reopen_is_ebadf);
+	tcase_add_test(tc, callers_lease_is_kept);
+	tcase_add_test(tc, dup2_mid_call_cannot_redirect);
+	tcase_add_test(tc, reopened_descriptor_keeps_noatime);
+}
