@@ -144,7 +144,7 @@ struct cachestat {
 	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
 };
 
-static int64_t now_ns(void)
+int64_t emul_now_ns(void)
 {
 	struct timespec t;
 
@@ -152,7 +152,7 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static void nap_ns(struct emul_job *j, int64_t ns)
+void emul_nap_ns(struct emul_job *j, int64_t ns)
 {
 	struct timespec t = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
 
@@ -190,10 +190,10 @@ static void wait_for_disk(struct emul_job *j, int64_t front)
 		}
 		if ((int64_t)(st.nr_dirty + st.nr_writeback) * page <= CACHE_IN_FLIGHT) {
 			if (t0 >= 0)
-				j->cache_last_wait_ns = now_ns() - t0;
+				j->cache_last_wait_ns = emul_now_ns() - t0;
 			return;
 		}
-		now = now_ns();
+		now = emul_now_ns();
 		if (t0 < 0)
 			t0 = now;
 		if (st.nr_dirty + st.nr_writeback < low) {
@@ -207,7 +207,7 @@ static void wait_for_disk(struct emul_job *j, int64_t front)
 		nap = CACHE_NAP_NS;
 		if (now == t0)
 			nap = emul_max(nap, emul_min(j->cache_last_wait_ns / 4 * 3, CACHE_NAP_MAX_NS));
-		nap_ns(j, nap);
+		emul_nap_ns(j, nap);
 	}
 }
 #else

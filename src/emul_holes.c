@@ -344,6 +344,7 @@ static int is_zero(const unsigned char *p, size_t n)
 static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 {
 	ssize_t r;
+	int64_t t0;
 	int tries = 0, fd = emul_server_read_fd(j);
 
 	if (fd >= 0) {
@@ -355,11 +356,13 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 		j->rep->syscalls++;
 		(void)posix_fadvise64(emul_readable_fd(j), a, b - a, POSIX_FADV_DONTNEED);
 	}
+	t0 = emul_now_ns();
 	do {
 		j->rep->syscalls++;
 		r = pread64(fd >= 0 ? fd : emul_readable_fd(j), j->buf + (from - j->buf_pos),
 			    (size_t)(to - from), from);
 	} while (r < 0 && errno == EINTR && ++tries <= EMUL_RETRIES);
+	j->read_ns = emul_now_ns() - t0;
 	if (r < 0)
 		return errno ? errno : EIO; /* never 0 with *got unset */
 	*got = r;
@@ -396,6 +399,32 @@ static int find_zero_run(const struct emul_job *j, int64_t pos, int64_t end, int
 	return *a < *b;
 }
 
+/* The cross-client rule.  Zeros read inside the file of a filesystem other
+ * machines write may be another client's write still in flight: an NFSv3
+ * client sends a file's pages in parallel, and when a later one lands first
+ * the server's file holds a hole below its size until the earlier one
+ * lands (a 256 KiB WRITE was once overwritten so, 4,024 records).  So the
+ * rest of the piece read, from the first zeros found, is read again after
+ * a pause of a few times what the read took (between 1 and 100 ms), and
+ * only zeros still there are written.  One pause a piece, and none where
+ * the piece holds no zeros (a file being rewritten) or lies past the end
+ * of file (a new file). */
+#define SETTLE_MIN_NS ((int64_t)1000000)
+#define SETTLE_MAX_NS ((int64_t)100000000)
+
+static int settle(struct emul_job *j, int64_t from)
+{
+	int64_t got, to = j->buf_end;
+	int err;
+
+	emul_nap_ns(j, emul_min(emul_max(4 * j->read_ns, SETTLE_MIN_NS), SETTLE_MAX_NS));
+	if ((err = read_back(j, from, to, &got)) != 0)
+		return err;
+	j->settled_pos = from;
+	j->settled_end = from + got;
+	return got == 0 ? EMUL_EOF : 0;
+}
+
 static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64_t *a, int64_t *b)
 {
 	int64_t got, end;
@@ -417,6 +446,12 @@ static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64
 		if (!find_zero_run(j, pos, end, a, b)) {
 			*a = *b = end; /* all data up to there */
 			return 0;
+		}
+		if (!(j->settled_pos <= *a && *a < j->settled_end) && (j->facts & LFA_FS_SHARED)) {
+			if ((err = settle(j, *a)) != 0)
+				return err;
+			pos = *a;
+			continue;
 		}
 		if (j->fresh_pos <= *a && *a < j->fresh_end) {
 			*b = emul_min(*b, j->fresh_end);
@@ -491,6 +526,7 @@ int emul_first_gap(struct emul_job *j, int64_t *gap)
 
 	j->data_at = -1;
 	j->buf_pos = j->buf_end = 0;
+	j->settled_pos = j->settled_end = 0;
 	j->plan_to = 0;
 	emul_wrote(j);
 	if (!(j->facts & LFA_FS_COPY_ON_WRITE) &&

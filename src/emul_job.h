@@ -65,6 +65,10 @@ struct emul_job {
 	 * last write (only that part may justify a write) */
 	unsigned char *buf;     /* READ_CHUNK bytes */
 	int64_t buf_pos, buf_end, fresh_pos, fresh_end;
+	/* On a shared filesystem, the part read again after a pause (zeros
+	 * there are no other client's write in flight), and how long the
+	 * last read took */
+	int64_t settled_pos, settled_end, read_ns;
 	/* SEEK_DATA: where the last hole found ended in data */
 	int64_t data_at;
 	/* FIEMAP: the extents of [plan_from, plan_to) as one look found
@@ -177,6 +181,10 @@ void emul_cache_finish(struct emul_job *j) LFA_HIDDEN;
  * without. */
 int emul_cache_rwf(const struct emul_job *j, int64_t n) LFA_HIDDEN;
 void emul_cache_rwf_refused(struct emul_job *j) LFA_HIDDEN;
+
+/* The monotonic clock, and a sleep of ns counted as a syscall. */
+int64_t emul_now_ns(void) LFA_HIDDEN;
+void emul_nap_ns(struct emul_job *j, int64_t ns) LFA_HIDDEN;
 
 static inline int64_t emul_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t emul_max(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -92,6 +92,57 @@ static void other_client_case(int flags)
 	append_after_look_case("other-client", 0x65735546 /* FUSE */, &stale_client_size, flags);
 }
 
+/* Issue 38's cross-client rule: another client's write still in flight
+ * when the engine reads the file (NFSv3 sends a file's pages in parallel,
+ * and a later one can land first, leaving a hole below the server's size)
+ * lands right after the read that found the hole.  On a filesystem shared
+ * with other machines the engine reads such zeros again after a pause and
+ * writes none over the data; on the main before, 64 KiB of it became
+ * zeros.  The act lands the data after every read that saw the hole, so
+ * the first such read is the one that counts. */
+static int64_t in_flight_at;
+
+static int land_in_flight(void)
+{
+	unsigned char *rec = malloc(64 * KiB), got;
+
+	ck_assert(rec != NULL);
+	ck_assert_int_eq(pread(other_fd, &got, 1, in_flight_at), 1);
+	if (got == 0) { /* still a hole: this read saw it */
+		memset(rec, 'R', 64 * KiB);
+		put(other_fd, rec, 64 * KiB, in_flight_at);
+	}
+	free(rec);
+	return 0;
+}
+
+START_TEST(write_in_flight_on_a_shared_fs_survives)
+{
+	const char *p = fresh("in-flight");
+	unsigned char *want = pattern(192 * KiB, 31);
+	struct lfa_job_report rep;
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	put(fd, want, 64 * KiB, 0);
+	put(fd, want + 128 * KiB, 64 * KiB, 128 * KiB);
+	memset(want + 64 * KiB, 'R', 64 * KiB);
+	other_fd = open(p, O_RDWR);
+	ck_assert_int_ge(other_fd, 0);
+	in_flight_at = 64 * KiB;
+	script("pread64", 1, 1, land_in_flight);
+	hk.nth = -1; /* every read: see land_in_flight */
+	case_fs_type = 0x65735546; /* FUSE: GlusterFS, shared */
+	memset(&rep, 0, sizeof rep);
+	ck_assert_int_eq(job(fd, 0, 192 * KiB, &rep, NULL), 0);
+	case_fs_type = 0;
+	ck_assert_int_eq(rep.hole_map, LFA_MAP_READ);
+	expect_bytes(p, want, 192 * KiB);
+	close(fd);
+	free(want);
+}
+END_TEST
+
 START_TEST(other_clients_append_survives)
 {
 	other_client_case(O_RDWR);
@@ -233,6 +284,7 @@ void race_appends_tests(TCase *tc)
 	tcase_add_test(tc, append_between_look_and_write_survives);
 	tcase_add_test(tc, overlay_dropping_rwf_append_keeps_appends);
 	tcase_add_test(tc, other_clients_append_survives);
+	tcase_add_test(tc, write_in_flight_on_a_shared_fs_survives);
 	tcase_add_test(tc, shared_fs_reopen_stays_invisible);
 	tcase_add_test(tc, shared_fs_reopens_once_local_never);
 	tcase_add_test(tc, shared_fs_without_a_reopen_still_appends);

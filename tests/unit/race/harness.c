@@ -40,7 +40,7 @@ static int hook_point(const char *fn, int after)
 		return 0;
 	if (!after)
 		hk.calls++;
-	if (hk.calls == hk.nth && after == hk.after) {
+	if ((hk.nth < 0 || hk.calls == hk.nth) && after == hk.after) {
 		hk.acting = 1;
 		err = hk.act();
 		hk.acting = 0;
@@ -259,6 +259,7 @@ static int interrupt_write(void)
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 	int err = hook_point("pread64", 0);
+	ssize_t r;
 
 	if (err) {
 		errno = err;
@@ -276,7 +277,9 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 		}
 		return ++read_attempts > FAULT_CAP ? (errno = EIO, -1) : 0;
 	}
-	return REAL(pread64)(fd, buf, n, off);
+	r = REAL(pread64)(fd, buf, n, off);
+	hook_point("pread64", 1);
+	return r;
 }
 
 /* Whether the FUSE server played finds files by name (fuse_server.c,

@@ -43,8 +43,9 @@
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
 
-/* The script: act at the nth call of fn during the job, before the call
- * (and then fail it with the errno act returns, if any) or after it. */
+/* The script: act at the nth call of fn during the job (every call when
+ * nth < 0), before the call (and then fail it with the errno act returns,
+ * if any) or after it. */
 struct race_script {
 	const char *fn;
 	int nth, after;
