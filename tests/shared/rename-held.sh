@@ -13,9 +13,9 @@
 # Sides: sshfs with the rename on the server, sshfs with the rename by a
 # second sshfs client, bindfs with the rename in its source directory;
 # unionfs-fuse, mergerfs and gocryptfs with the rename in their source
-# directories; ntfs-3g and exfat-fuse through their own mounts; GlusterFS
-# with the rename by a second client (issue 39: what src/fs_facts.c says
-# of each server).
+# directories, fuse-overlayfs in its upper directory; ntfs-3g and
+# exfat-fuse through their own mounts; GlusterFS with the rename by a
+# second client (issue 39: what src/fs_facts.c says of each server).
 # Each case under fallocate-preload (LD_PRELOAD) and, where seccomp and a
 # static C library are here, under fallocate-preload --seccomp with a
 # static program (the supervisor serves it).  glibc's own answers are
@@ -96,6 +96,28 @@ case $extra_sides in
 	on_exit "umount $scratch/gcf-b 2> /dev/null || umount -l $scratch/gcf-b"
 	;;
 esac
+# fuse-overlayfs keeps what it learned of its upper directory (a file
+# made or removed there under a running mount is not seen, or is ENOENT
+# through it: its documentation calls such changes undefined): each case
+# makes its files in the upper directory and mounts afresh
+# (ovl_remount), and the rename then comes under its feet.
+ovl=$scratch/ovl
+ovl_remount() {
+	umount "$ovl/mnt" 2> /dev/null
+	rm -rf "$ovl/work"
+	mkdir -p "$ovl/work"
+	fuse-overlayfs -o "lowerdir=$ovl/lower,upperdir=$ovl/upper,workdir=$ovl/work" "$ovl/mnt" \
+		> "$scratch/fuse-overlayfs.log" 2>&1 ||
+		fail "fuse-overlayfs mount failed: $(cat "$scratch/fuse-overlayfs.log")"
+}
+if command -v fuse-overlayfs > /dev/null 2>&1; then
+	mkdir -p "$ovl/lower" "$ovl/upper" "$ovl/mnt"
+	on_exit "umount $ovl/mnt 2> /dev/null || umount -l $ovl/mnt 2> /dev/null; :"
+	ovl_remount
+	extra_sides="$extra_sides fuse-overlayfs-upper:$ovl/mnt:$ovl/upper:misdirected-remount"
+else
+	missing="$missing fuse-overlayfs"
+fi
 # fuseblk servers (ntfs-3g, exfat-fuse): the one client of their device,
 # renamed through the mount itself; every file keeps its identity, so the
 # library may reopen the held file and must allocate it in every case.
@@ -167,11 +189,17 @@ results=$scratch/results
 # where every case must grow); untrusted (it answers even the handle by
 # the name: unionfs-fuse, where the library must refuse every case, and
 # under --seccomp the supervisor does, leaving the static program's glibc
-# to do what it does alone, which is printed, not judged); gfid (GlusterFS: files keep their identity, but after another
+# to do what it does alone, which is printed, not judged); misdirected
+# (fuse-overlayfs: its own fallocate opens the node's path and so
+# allocates whatever has the name now, for glibc too, and its getattr goes
+# by the path: the library must write nothing, leaving the held file as it
+# was, and the other file may only have been grown with zeros by the
+# server); gfid (GlusterFS: files keep their identity, but after another
 # client's rename over it the holder's own descriptor answers ESTALE, to
 # glibc too: the held file is then neither read back nor judged, only
 # the library's answer, which must be one the kernel gives).
-# A side's KIND may end in -through-mount (below).
+# A side's KIND may end in -through-mount (below) or -remount (fresh
+# mount per case, files made in SIDE first: fuse-overlayfs).
 run_case() {
 	sname=$1 mnt=$2 side=$3 swap=$4 how=$5 h=$6 n=$7 off=$8 len=$9
 	shift 9
@@ -180,15 +208,18 @@ run_case() {
 	# that encrypts what it stores, a second mount of its store, MOUNT-b,
 	# read once the names it cached have expired: FUSE's entry timeout,
 	# one second), renamed in SIDE.
-	through=""
+	through="" remount=""
 	case $kind in *-through-mount) files=$mnt-b through=yes kind=${kind%-through-mount} ;; *) files=$side ;; esac
+	case $kind in *-remount) remount=yes kind=${kind%-remount} ;; esac
 	# GlusterFS: the second client's cached attributes expire too
 	[ "$kind" = gfid ] && through=yes
-	case $kind in native | identity) want=grow ;; untrusted) want=refuse ;; gfid) want=either ;; esac
+	case $kind in native | identity) want=grow ;; untrusted) want=refuse ;; misdirected | gfid) want=either ;; esac
 	label="$sname $swap $how off=$off len=$len ($mode)"
+	[ -z "$remount" ] || umount "$mnt" 2> /dev/null
 	rm -f "$files/f" "$files/f.old" "$files/f.new"
 	cp "$scratch/$h" "$files/f"
 	cp "$scratch/$n" "$files/f.new"
+	[ -z "$remount" ] || ovl_remount
 	cp "$scratch/$h" "$scratch/held-before"
 	[ "$swap" = logrotate ] && head -c $LOG /dev/zero | tr '\0' 'L' >> "$scratch/held-before"
 	rm -f "$scratch/dump"
@@ -214,7 +245,18 @@ run_case() {
 	# answer to fstat) may have taken from the other file: not evidence
 	# of the call where the server answers the handle by the name, nor
 	# where its own fallocate did the work (the library wrote nothing).
-	case $kind:$swap in untrusted:over | native:over) held= ;; esac
+	# fuse-overlayfs's kept size for the unlinked held file is not its
+	# bytes either (the kernel's 0 grew the other file).
+	case $kind:$swap in untrusted:over | native:over | misdirected:over) held= ;; esac
+	# The new f, as the server's own fallocate by the name leaves it.
+	other_ok=no
+	if cmp -s "$files/f" "$scratch/$n"; then
+		other_ok=yes
+	elif [ "$kind" = misdirected ] && [ "$answer" = 0 ] &&
+		grown_from "$files/f" "$scratch/$n" "$(file_size "$files/f")" &&
+		[ "$(file_size "$files/f")" -le "$((off + len))" ]; then
+		other_ok=yes what="(the server's fallocate grew the new f)"
+	fi
 	if [ "$mode" != glibc ] && ! kernel_answer "$answer"; then
 		ok=no what="$answer is no answer of the kernel's fallocate"
 	elif [ -n "$readback" ] && [ "$kind" != gfid ]; then
@@ -226,8 +268,16 @@ run_case() {
 		*) ok=no what="the supervisor did not refuse before writing: $out" ;;
 		esac
 		[ $ok = yes ] && what="supervisor refused; the static program's glibc then, alone"
-	elif ! cmp -s "$files/f" "$scratch/$n"; then
+	elif [ $other_ok = no ]; then
 		ok=no what="the new f, another file, changed ($(file_size "$files/f") bytes)"
+	elif [ "$kind" = misdirected ]; then
+		# Its bytes as they were; a logger's last page, written back
+		# after the call, may bring zeros up to the page's end (under
+		# glibc too: the kernel keeps the size the server's 0 gave).
+		if [ -n "$held" ] && { [ "$(file_size "$held")" -gt "$end" ] ||
+			! grown_from "$held" "$scratch/held-before" "$(file_size "$held")"; }; then
+			ok=no what="the held file changed ($(file_size "$held") bytes), where only the server's fallocate (by the name) should have run"
+		fi
 	elif [ -n "$held" ] && [ "$answer" = 0 ] && ! grown_from "$held" "$scratch/held-before" "$end"; then
 		ok=no what="answered 0, but the held file is not its bytes then zeros to $end ($(file_size "$held") bytes)"
 	elif [ -n "$held" ] && [ "$answer" != 0 ] && ! cmp -s "$held" "$scratch/held-before"; then
