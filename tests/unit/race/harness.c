@@ -366,6 +366,16 @@ int fstat64(int fd, struct stat64 *st)
 	return r;
 }
 
+/* The engine's pauses (the cross-client rule), counted during the job. */
+int naps;
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (hk.active && !hk.acting)
+		naps++;
+	return REAL(nanosleep)(req, rem);
+}
+
 /* A point for the script: the ftruncate of a sealed memfd's size. */
 int ftruncate64(int fd, off64_t len)
 {
@@ -423,6 +433,7 @@ void hook_reset(void)
 	fstatfs_calls = 0;
 	reusable_mount_ids = 0;
 	stale_client_size = 0;
+	naps = 0;
 	/* What an earlier test's play kernel refused is not this one's kernel
 	 * (the tests share one process under CK_FORK=no, as under valgrind). */
 	emul_forget_kernel_answers();

@@ -70,6 +70,7 @@ extern int fake_by_name;
 extern int reopen_estale, reopens_tried;
 extern int fstatfs_calls, fstat_fd;
 extern int fiemap_errno, fiemap_fails;
+extern int naps;
 #define FAULT_CAP 1000
 
 int local_here(const char *why);
