@@ -40,6 +40,7 @@ for doc in $docs; do
 		set -- "$top_srcdir"/$p
 		[ -e "$1" ] && continue
 		[ -e "$top_srcdir/$p.c" ] && continue # a program built from it
+		grep -Fq "$p\$(EXEEXT)" "$top_builddir/Makefile" && continue # or from several
 		# A placeholder (VERSION, ABI) stands for any name.
 		# shellcheck disable=SC2046
 		set -- "$top_srcdir"/$(echo "$p" | sed -E 's/[A-Z][A-Z0-9_]{2,}/*/g')
