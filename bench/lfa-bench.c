@@ -60,7 +60,7 @@ struct side {
 
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id, *previous;
-	int64_t size, chunk;
+	int64_t size, chunk, dd_bs;
 	int reps, calls, with_dd, cold, dsync, verbose, with_pwrite, threaded, with_keep;
 };
 
@@ -268,21 +268,22 @@ static void timed_pf(const struct side *s, int fd, int64_t len, int counter, str
 static void run_dd(const struct config *c, const char *path, int reading, int counter,
 		   struct sample *out)
 {
-	char in[4096 + 4], of[4096 + 4], count[32];
+	char in[4096 + 4], of[4096 + 4], count[32], bs[40];
 	double t0;
 	pid_t pid;
 	int status;
 
 	snprintf(in, sizeof in, "if=%s", reading ? path : "/dev/zero");
 	snprintf(of, sizeof of, "of=%s", reading ? "/dev/null" : path);
-	snprintf(count, sizeof count, "count=%" PRId64, c->size / MIB);
+	snprintf(count, sizeof count, "count=%" PRId64, c->size / c->dd_bs);
+	snprintf(bs, sizeof bs, "bs=%" PRId64, c->dd_bs);
 	if (!reading && unlink(path) != 0 && errno != ENOENT)
 		die("unlink %s: %s", path, strerror(errno));
 	counter_start(counter);
 	t0 = now();
 	pid = fork();
 	if (pid == 0) {
-		execlp("dd", "dd", in, of, "bs=1M", count, "status=none", (char *)NULL);
+		execlp("dd", "dd", in, of, bs, count, "status=none", (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -594,6 +595,7 @@ static void usage(int status)
 	       "                   allocate have: ours then works on a dup of the descriptor\n"
 	       "  --dd             a third side, dd: new: writing as many zeros; rewrite:\n"
 	       "                   reading the file back\n"
+	       "  --dd-bs N[K|M]   dd's block size (default 1M); --size must be a multiple\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
 	       "  --dsync          new: open the file O_DSYNC\n"
 	       "  --only SIDE,...  run these sides only (ours, glibc, previous, keep, dd,\n"
@@ -619,7 +621,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "id", required_argument, 0, 'i' },    { "verbose", no_argument, 0, 'v' },
 		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
 		{ "threaded", no_argument, 0, 'T' },    { "keep", no_argument, 0, 'K' },
-		{ "previous", required_argument, 0, 'p' },
+		{ "previous", required_argument, 0, 'p' }, { "dd-bs", required_argument, 0, 'B' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -627,6 +629,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 	memset(c, 0, sizeof *c);
 	c->size = (int64_t)1 << 30;
 	c->chunk = MIB;
+	c->dd_bs = MIB;
 	c->reps = 5;
 	c->calls = 10000;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -649,6 +652,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'T': c->threaded = 1; break;
 		case 'K': c->with_keep = 1; break;
 		case 'p': c->previous = optarg; break;
+		case 'B': c->dd_bs = parse_size(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -657,6 +661,8 @@ static void parse_args(int argc, char **argv, struct config *c)
 		usage(2);
 	if (c->reps < 1 || c->reps > MAX_REPS - 1 || c->calls < 1)
 		die("--reps must be 1..%d and --calls positive", MAX_REPS - 1);
+	if (c->dd_bs < 1 || (c->with_dd && c->size % c->dd_bs))
+		die("--dd-bs must divide --size");
 	if (!c->fs)
 		c->fs = c->dir;
 	if (!c->id)
