@@ -15,6 +15,9 @@ if [ -x tests/lib/with-fallocate-errno ] && tests/lib/with-fallocate-errno EOPNO
 	forced="tests/lib/with-fallocate-errno EOPNOTSUPP"
 fi
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario new --dd --size 2M
+# dd with another block size, as scenario 13 (CephFS) runs it
+$forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario new --dd --dd-bs 512K \
+	--size 2M --only ours,dd | grep -q ',dd,'
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario rewrite --size 2M
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 256K
 $forced ./bench/lfa-bench --lib "$lib" --dir "$dir" --fs ci --reps 1 --scenario sparse --size 2M --chunk 1K --keep
