@@ -93,10 +93,10 @@ note "descriptor matrix: $kinds kinds, every one PASS"
 rm -rf "$m1/matrix"
 
 # 4. two clients
-counted() { # OUTPUT lost|calls
+counted() { # OUTPUT lost|calls: records lost; calls and failed calls ("616 44")
 	case $2 in
 	lost) echo "$1" | sed -n 's/.* records damaged: \([0-9]*\) lost, .*/\1/p' | tail -n 1 ;;
-	calls) echo "$1" | grep -o '[0-9]* calls* ([0-9]* failed)' | tail -n 1 ;;
+	calls) echo "$1" | sed -n 's/.*, \([0-9]*\) calls of .* (\([0-9]*\) failed), .*/\1 \2/p' | tail -n 1 ;;
 	esac | grep . || echo "?"
 }
 WITH_ERRNO=$top_builddir/tests/lib/with-fallocate-errno
@@ -116,10 +116,29 @@ race_once() { # [OPTION...]: one run, read back through a fresh client
 seccomp=""
 [ -x "$WITH_ERRNO" ] && "$WITH_ERRNO" EOPNOTSUPP true 2> /dev/null && seccomp=yes
 lib_lost="" lib_sc_lost="" glibc_lost="" own_lost=""
+# Each run's figures, a line each: ROW LOST CALLS FAILED EINVAL (the
+# calls answered EINVAL), summed per row after the runs.
+: > "$scratch/tally"
+tally() { # ROW
+	t_calls=$(counted "$out" calls)
+	printf '%s %s %s %s %s\n' "$1" "$(counted "$out" lost)" "${t_calls%% *}" "${t_calls##* }" \
+		"$(echo "$out" | grep -c 'Invalid argument' || :)" >> "$scratch/tally"
+}
+row_note() { # ROW LABEL
+	note "$2: $(awk -v row="$1" -v n=$((runs * records)) '$1 == row {
+		for (i = 2; i <= 5; i++) if ($i !~ /^[0-9]+$/) bad = 1
+		lost += $2; calls += $3; failed += $4; einval += $5
+	} END { printf "%d records, %s lost; %d calls, %d failed, %d EINVAL", n,
+		bad ? lost " (a run unread)" : lost, calls, failed, einval }' "$scratch/tally")"
+}
 library_run() { # LABEL: a run of the library, whose calls must all succeed
 	[ $rc = 0 ] || [ $rc = 1 ] || fail "append-race exited with $rc: $(echo "$out" | tail -n 3)"
 	echo "$out" | grep -q ' (0 failed), ' ||
 		fail "$1: calls of the library's posix_fallocate failed on ceph-fuse: $(echo "$out" | tail -n 3)"
+	note "run $r, $1: $(echo "$out" | tail -n 1)"
+}
+other_run() { # LABEL: a run of glibc or of the appends alone, reported
+	[ $rc = 0 ] || [ $rc = 1 ] || fail "append-race exited with $rc: $(echo "$out" | tail -n 3)"
 	note "run $r, $1: $(echo "$out" | tail -n 1)"
 }
 r=1
@@ -128,21 +147,31 @@ while [ "$r" -le "$runs" ]; do
 	race_once
 	library_run "library"
 	lib_lost="$lib_lost $(counted "$out" lost)"
+	tally lib
 	race_once -z
+	other_run "ceph-fuse's own O_APPEND zeros"
 	own_lost="$own_lost $(counted "$out" lost)"
+	tally own
 	if [ -n "$seccomp" ]; then
 		wrap="$WITH_ERRNO EOPNOTSUPP"
 		race_once
 		library_run "library under EOPNOTSUPP"
 		lib_sc_lost="$lib_sc_lost $(counted "$out" lost)"
+		tally libsc
 		race_once -g
+		other_run "glibc's emulation under EOPNOTSUPP"
 		glibc_lost="$glibc_lost $(counted "$out" lost)"
+		tally glibc
 	fi
 	r=$((r + 1))
 done
 note "records lost in $runs runs of $records: library$lib_lost; ceph-fuse's own O_APPEND zeros$own_lost"
+row_note lib "library (after ceph-fuse's 0)"
+row_note own "ceph-fuse's own O_APPEND zeros"
 if [ -n "$seccomp" ]; then
 	note "under a seccomp EOPNOTSUPP: library$lib_sc_lost; glibc's emulation$glibc_lost"
+	row_note libsc "library under a seccomp EOPNOTSUPP"
+	row_note glibc "glibc's emulation under a seccomp EOPNOTSUPP"
 else
 	note "no seccomp EOPNOTSUPP rows: tests/lib/with-fallocate-errno cannot run here"
 fi
