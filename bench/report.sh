@@ -81,6 +81,10 @@ END {
 	printf "" > dat
 	for (k = 1; k <= n; k++) {
 		key = order[k]; o = key SUBSEP "ours"; g = key SUBSEP "glibc"; d = key SUBSEP "dd"
+		# A row without glibc (13 on ceph-fuse: its 0 stores nothing, so
+		# glibc writes nothing): ours beside dd only.  Asked before any
+		# use of med[g], which would make it.
+		hasg = g in med
 		split(id[key], idparts, "-"); num = idparts[1] + 0
 		per = unit[key] == "s/call" ? "/call" : ""
 		if (id[key] ~ /rss/) {
@@ -105,9 +109,10 @@ END {
 		r = paired[g]; rm = med[o] > 0 ? med[g] / med[o] : 0
 		num = target_num(id[key], num)
 		v = verdict(num, r)
+		if (!hasg) v = "-"
 		mins = "-"; pv = key SUBSEP "previous"
 		if (page_cache(id[key]) && min[o] > 0) {
-			mins = human(min[o]) " / " human(min[g]) sprintf(" (%.2f)", min[g] / min[o])
+			mins = human(min[o]) " / " (hasg ? human(min[g]) sprintf(" (%.2f)", min[g] / min[o]) : "-")
 			if (prevname != "" && (pv in min))
 				mins = mins " / " human(min[pv]) " " prevname sprintf(" (%.2f)", min[pv] / min[o])
 		}
@@ -117,12 +122,15 @@ END {
 			pergib = pergib " MISS >1000"; misses++
 		}
 		row(id[key], fs[key], sizename(bytes[key]), \
-			human(med[o]) per " (" spread(o) ")", human(med[g]) per " (" spread(g) ")", \
+			human(med[o]) per " (" spread(o) ")", \
+			hasg ? human(med[g]) per " (" spread(g) ")" : "- (no glibc side)", \
 			prevcol(key, per), prevratio(key), \
-			sprintf("%.2f", r), sprintf("%.2f", rm), target_text(num), v, mins, \
-			(sc[o] < 0 ? "n/a" : sc[o]) " / " (sc[g] < 0 ? "n/a" : sc[g]) psc per pergib)
+			hasg ? sprintf("%.2f", r) : "-", hasg ? sprintf("%.2f", rm) : "-", \
+			hasg ? target_text(num) : "-", v, mins, \
+			(sc[o] < 0 ? "n/a" : sc[o]) " / " (!hasg ? "-" : sc[g] < 0 ? "n/a" : sc[g]) psc per pergib)
 		if (v == "MISS") misses++
-		printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
+		if (hasg)
+			printf "%s:%s %.4f %g %d\n", id[key], fs[key], r, target_low(num), v == "ok" >> dat
 		kp = key SUBSEP "keep"
 		if (kp in med)
 			row("", "  vs keep", "", "", human(med[kp]) per " (" spread(kp) ") keep", "", "", \
@@ -135,24 +143,32 @@ END {
 			row("", "  vs pwrite", "", "", human(med[w]) per " (" spread(w) ") pwrite", "", "", \
 				sprintf("%.2f", paired[w]), sprintf("%.2f", med[o] > 0 ? med[w] / med[o] : 0), \
 				"-", "-", "-", (sc[w] < 0 ? "n/a" : sc[w]) per " (a bare pwrite of the step)")
-		if (d in med) {
+		# dd, and dd conv=fsync (13: ours writes through to the OSDs).
+		for (dk = 1; dk <= 2; dk++) {
+			dn = dk == 1 ? "dd" : "dd-fsync"; d = key SUBSEP dn
+			if (!(d in med))
+				continue
 			rd = paired[d]
-			v = rd >= 1 / 1.1 ? "ok" : "MISS"
-			if (num == 2 && v == "MISS") misses++
+			# Within 1.1 of dd (scenario 2), within 1.2 on CephFS (13,
+			# issue 38).
+			dlow = num == 2 ? 1 / 1.1 : num == 13 ? 1 / 1.2 : 0
+			v = rd >= dlow ? "ok" : "MISS"
+			if (dlow > 0 && v == "MISS") misses++
 			dmins = "-"
 			if (page_cache(id[key]) && min[o] > 0)
-				dmins = human(min[o]) " / " human(min[d]) " dd" sprintf(" (%.2f)", min[d] / min[o])
-			row("", "  vs dd", "", "", human(med[d]) " (" spread(d) ") dd", "", "", \
+				dmins = human(min[o]) " / " human(min[d]) " " dn sprintf(" (%.2f)", min[d] / min[o])
+			row("", "  vs " dn, "", "", human(med[d]) " (" spread(d) ") " dn, "", "", \
 				sprintf("%.2f", rd), sprintf("%.2f", med[o] > 0 ? med[d] / med[o] : 0), \
-				num == 2 ? ">=0.91" : "-", num == 2 ? v : "-", \
+				dlow > 0 ? sprintf(">=%.2f", dlow) : "-", dlow > 0 ? v : "-", \
 				dmins, \
-				(sc[d] < 0 ? "n/a" : sc[d]) " (dd, its exec included)")
+				(sc[d] < 0 ? "n/a" : sc[d]) " (" dn ", its exec included)")
 		}
 	}
 	print ""
 	print "ratio: median over rounds of (glibc time / ours) in the same round, >1 means ours is"
 	print "faster; medians: median(glibc) / median(ours); \"vs dd\": dd time / ours (target: ours"
-	print "within 1.1 of dd, so >=0.91); spread: (max-min)/median over the timed rounds;"
+	print "within 1.1 of dd, so >=0.91; on CephFS within 1.2, so >=0.83); spread: (max-min)/median"
+	print "over the timed rounds; dd-fsync: dd conv=fsync, its data written back before it ends;"
 	print "minimum: the fastest round of each side, for scenarios that fill the page cache"
 	print "(bimodal on this VM, see bench/README.md), mins: min(glibc or dd) / min(ours)."
 	if (prevname != "")
