@@ -16,7 +16,7 @@ bench-unavailable:
 	@echo "make bench: the driver needs <linux/perf_event.h>, which this compiler lacks" >&2; exit 1
 bench_lfa_bench_SOURCES = bench/lfa-bench.c
 bench_lfa_bench_LDADD = -ldl -lpthread
-EXTRA_DIST += bench/cache.py bench/run.sh bench/report.sh bench/ratios.gp bench/README.md \
+EXTRA_DIST += bench/cache.py bench/run.sh bench/report.sh bench/ratios.gp bench/README.md bench/cephfs.sh \
 	bench/ratios-latest.png bench/results-latest.csv
 
 if HAVE_SECCOMP

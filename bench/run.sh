@@ -8,10 +8,12 @@
 # Environment: BENCH_OUT, BENCH_TMPDIR (scratch space on the machine's own
 # disk, default /var/tmp; needs about 8 GiB free), BENCH_REPS (timed rounds
 # per side for the large scenarios, default 5), BENCH_ONLY (scenario
-# numbers to run, e.g. "2 3"; default all; 11 is GlusterFS), BENCH_VERBOSE=1 (each round's
+# numbers to run, e.g. "2 3"; default all; 11 is GlusterFS, 13 CephFS), BENCH_VERBOSE=1 (each round's
 # time on stderr), BENCH_CACHE_SIZES (MiB, scenario 9; default 1024, the
 # issue's full run is "1024 4096"), BENCH_CACHE_REPS (default 3),
 # BENCH_GLUSTER_1G_REPS (rounds of scenario 11's 1 GiB row, default 1),
+# BENCH_CEPH_SIZES, BENCH_CEPH_REPS, BENCH_CEPH_1G_REPS (scenario 13:
+# bench/cephfs.sh),
 # BENCH_CACHE_SIDES (bench/cache.py --sides: e.g. add ours@/path/to/an/older/
 # libfallocate.so.1 to compare engines), BENCH_PREVIOUS (the release every
 # row stands beside: a libfallocate.so path, or none; default 0.2.0, built
@@ -24,7 +26,7 @@ bench=$top_builddir/bench/lfa-bench
 forcer=$top_builddir/tests/lib/with-fallocate-errno
 out=${BENCH_OUT:-$top_builddir/bench/results}
 reps=${BENCH_REPS:-5}
-only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11 12}
+only=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10 11 12 13}
 cache_sizes=${BENCH_CACHE_SIZES:-1024}
 cache_reps=${BENCH_CACHE_REPS:-3}
 verbose=()
@@ -298,6 +300,27 @@ if wanted 11; then
 			--reps "${BENCH_GLUSTER_1G_REPS:-1}"
 	else
 		skip 11 "$why"
+	fi
+fi
+
+# Scenario 13: CephFS through ceph-fuse (issue 38), a throwaway single-node
+# Ceph of its own (bench/cephfs.sh, tests/ceph-lib.sh), which that script
+# starts and ends itself, on failure too; one cluster at a time.
+if wanted 13; then
+	if ! is_root; then
+		skip 13 "needs root (Ceph's daemons, ceph-fuse)"
+	else
+		log "13-new on ceph-fuse: a single-node Ceph (bench/cephfs.sh)"
+		rc=0
+		env top_srcdir="$top_srcdir" top_builddir="$top_builddir" LFA_LIBRARY="$LFA_LIBRARY" \
+			TMPDIR="$work" BENCH_CEPH_PREVIOUS="$previous" \
+			sh "$top_srcdir/bench/cephfs.sh" "$csv" > "$work/cephfs.out" || rc=$?
+		sed 's/^/  /' "$work/cephfs.out" >&2
+		case $rc in
+		0) ;;
+		77) skip 13 "$(sed -n 's/^SKIP: //p' "$work/cephfs.out" | tail -n 1)" ;;
+		*) skip 13 "bench/cephfs.sh failed ($rc): $(grep -E '^(FAIL|SKIP)' "$work/cephfs.out" | tail -n 1)" ;;
+		esac
 	fi
 fi
 
