@@ -3,7 +3,7 @@
 # Copyright (C) 2026 the libfallocate authors (see AUTHORS)
 # shellcheck disable=SC2154 # what the sourced helpers set
 # make bench's scenario 13 (issue 38): a new file on CephFS through
-# ceph-fuse, on a throwaway single-node Ceph (tests/ceph-lib.sh: one mon,
+# ceph-fuse, on a throwaway single-node Ceph (tests/shared/ceph-lib.sh: one mon,
 # one memstore OSD, one MDS, no mgr, 127.0.0.1) started for the run and
 # torn down at its end, on failure and on a signal too.  Run by
 # bench/run.sh, which gives the CSV to append to; a skip (exit 77: not
@@ -18,7 +18,7 @@
 #    (and 0.2.0) take that 0 and write nothing, which is no time to put
 #    beside a file written in full.  BENCH_CEPH_REPS rounds (default 5).
 #  - ceph-fuse-forced: the fallocate syscall failing EOPNOTSUPP
-#    (tests/with-fallocate-errno: the kernel client's answer), where
+#    (tests/lib/with-fallocate-errno: the kernel client's answer), where
 #    glibc emulates too: ours, glibc, dd (and the previous release,
 #    BENCH_CEPH_PREVIOUS) in the same rounds.  BENCH_CEPH_REPS rounds for
 #    64 MiB, BENCH_CEPH_1G_REPS (default 1) for 1 GiB: glibc writes one
@@ -26,15 +26,15 @@
 # The memstore OSD keeps the data in memory: CEPH_MEMSTORE_BYTES defaults
 # to 4 GiB here (a removed file's objects are purged by the MDS in the
 # background; 1 GiB rounds follow one another faster).
-# Before tests/ceph-lib.sh, whose default is 512 MiB.
+# Before tests/shared/ceph-lib.sh, whose default is 512 MiB.
 : "${CEPH_MEMSTORE_BYTES:=4294967296}"
-. "${top_srcdir:-.}/tests/lib.sh"
-. "$top_srcdir/tests/ceph-lib.sh"
+. "${top_srcdir:-.}/tests/lib/lib.sh"
+. "$top_srcdir/tests/shared/ceph-lib.sh"
 [ $# = 1 ] || { echo "usage: cephfs.sh CSV" >&2; exit 2; }
 csv=$1
 [ "$(id -u)" = 0 ] || skip "needs root (Ceph's daemons, ceph-fuse)"
 bench=$top_builddir/bench/lfa-bench
-forcer=$top_builddir/tests/with-fallocate-errno
+forcer=$top_builddir/tests/lib/with-fallocate-errno
 [ -x "$bench" ] || fail "$bench is not built"
 sizes=${BENCH_CEPH_SIZES:-64M 1G}
 reps=${BENCH_CEPH_REPS:-5}
@@ -77,7 +77,7 @@ for size in $sizes; do
 		# shellcheck disable=SC2086 # --previous PATH, or nothing
 		lfa_bench "13-new-$size" ceph-fuse-forced forced --size "$size" --reps "$r" $previous
 	else
-		note "no ceph-fuse-forced row: tests/with-fallocate-errno cannot run here (no libseccomp?)"
+		note "no ceph-fuse-forced row: tests/lib/with-fallocate-errno cannot run here (no libseccomp?)"
 	fi
 done
 note "ceph daemons' and client's memory (KiB): $(ceph_rss)"

@@ -304,7 +304,7 @@ if wanted 11; then
 fi
 
 # Scenario 13: CephFS through ceph-fuse (issue 38), a throwaway single-node
-# Ceph of its own (bench/cephfs.sh, tests/ceph-lib.sh), which that script
+# Ceph of its own (bench/cephfs.sh, tests/shared/ceph-lib.sh), which that script
 # starts and ends itself, on failure too; one cluster at a time.
 if wanted 13; then
 	if ! is_root; then
