@@ -403,14 +403,15 @@ static int find_zero_run(const struct emul_job *j, int64_t pos, int64_t end, int
  * machines write may be another client's write still in flight: an NFSv3
  * client sends a file's pages in parallel, and when a later one lands first
  * the server's file holds a hole below that later data until the earlier
- * one lands (a 251.5 KiB WRITE was once overwritten so, 4,024 records).
- * So where zeros have data after them, the rest of the piece read, from the
- * zeros on, is read again after a pause of a few times what the read took
- * (between 1 and 100 ms), and only zeros still there are written.  At most
- * one pause a piece; none where the zeros run to the end of file or fill a
- * whole piece with nothing after them in sight (a new file, a range the
- * kernel's 0 just grew on ceph-fuse), nor where the piece holds no zeros
- * (a file being rewritten). */
+ * one lands (a 251.5 KiB WRITE was once overwritten so, 4,024 records);
+ * ceph-fuse publishes a size before the data it covers.  So the rest of the
+ * piece read, from the zeros on, is read again after a pause of a few times
+ * what the read took (between 1 and 100 ms), and only zeros still there
+ * are written.  At most one pause a piece; none where the piece holds no
+ * zeros (a file being rewritten) or is zeros from end to end (a range the
+ * kernel's 0 just grew on ceph-fuse, a long hole), which no write in flight
+ * this side of the server leaves behind, nor past the end of file (a new
+ * file, grown by appends). */
 #define SETTLE_MIN_NS ((int64_t)1000000)
 #define SETTLE_MAX_NS ((int64_t)100000000)
 
@@ -444,25 +445,25 @@ static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64
 		}
 	}
 	for (;;) {
+		int full = j->buf_end - j->buf_pos == (int64_t)READ_CHUNK;
+
 		end = emul_min(j->buf_end, limit);
 		if (!find_zero_run(j, pos, end, a, b)) {
 			*a = *b = end; /* all data up to there */
 			return 0;
 		}
-		if ((j->facts & LFA_FS_SHARED) && !(j->settled_pos <= *a && *a < j->settled_end)) {
-			if (*b < end) { /* data after the zeros: they may be in flight */
-				if ((err = settle(j, *a)) != 0)
-					return err;
-				pos = *a;
-				continue;
-			}
-			if (*b == j->buf_end && *a > j->buf_pos &&
-			    j->buf_end - j->buf_pos == (int64_t)READ_CHUNK) {
+		if ((j->facts & LFA_FS_SHARED) && !(j->settled_pos <= *a && *a < j->settled_end) &&
+		    !(*a == j->buf_pos && *b == j->buf_end && full)) {
+			if (*b == j->buf_end && full) {
 				/* What follows the zeros is not read yet: a
 				 * piece from their start shows it. */
 				j->buf_pos = j->buf_end = *a;
 				return next_by_reading(j, *a, limit, a, b);
 			}
+			if ((err = settle(j, *a)) != 0)
+				return err;
+			pos = *a;
+			continue;
 		}
 		if (j->fresh_pos <= *a && *a < j->fresh_end) {
 			*b = emul_min(*b, j->fresh_end);
