@@ -6,7 +6,7 @@
 # client (ceph.ko of Debian's 6.1, issue 38), which answers EOPNOTSUPP to
 # every fallocate mode but PUNCH_HOLE|KEEP_SIZE (fs/ceph/file.c), so that
 # every posix_fallocate there is an emulation.  The cluster is
-# tests/ceph-lib.sh's (one mon, one memstore OSD, one MDS, no mgr, auth
+# tests/shared/ceph-lib.sh's (one mon, one memstore OSD, one MDS, no mgr, auth
 # none, 127.0.0.1), from the host's Ceph binaries seen over 9p; every
 # kernel mount is a client of its own (noshare: no cache shared) and
 # speaks msgr2 (ms_mode=crc: the mon binds msgr2 only).
@@ -15,12 +15,12 @@
 #     kernel's own fallocate says EOPNOTSUPP; the library's posix_fallocate
 #     of 16 MiB on a new file leaves all 4 RADOS objects, read back as
 #     zeros through the second client.
-#  2. realfs-check's descriptor matrix (as tests/cephfs.sh on ceph-fuse).
+#  2. realfs-check's descriptor matrix (as tests/shared/cephfs.sh on ceph-fuse).
 #  3. Two clients: client A (the second client: a kernel one, or ceph-fuse
 #     where LFA_CEPH_SECOND=fuse) appends 64-byte records with O_APPEND,
 #     client B (kernel) grows the file with posix_fallocate(fd, 0, size +
 #     100), records read back through a fresh kernel client
-#     (tests/append-race), RUNS runs of RECORDS for each of: the library
+#     (tests/calls/append-race), RUNS runs of RECORDS for each of: the library
 #     (it emulates: the kernel says EOPNOTSUPP), the library under a
 #     seccomp EOPNOTSUPP (the answer the kernel gives, made certain),
 #     glibc's emulation (-g) and CephFS's own O_APPEND zeros (-z).
@@ -37,10 +37,10 @@ second=${LFA_CEPH_SECOND:-kernel}
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "$here/../.." && pwd)
 top_builddir=$(pwd)
-. "$top_srcdir/tests/lib.sh"
-. "$top_srcdir/tests/ceph-lib.sh"
+. "$top_srcdir/tests/lib/lib.sh"
+. "$top_srcdir/tests/shared/ceph-lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root"
-RACE=$top_builddir/tests/append-race
+RACE=$top_builddir/tests/calls/append-race
 REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs-check-public
 for p in "$LFA_CALL" "$RACE" "$REALFS_CHECK_PUBLIC"; do
 	[ -x "$p" ] || { echo "guest-ceph.sh: $p is not built" >&2; exit 99; }
@@ -52,7 +52,7 @@ grep -qw ceph /proc/filesystems || skip "ceph.ko loaded, but no filesystem type 
 modprobe fuse 2> /dev/null || :
 started=$(date +%s)
 # The guest powers off after this script: no graceful end of the daemons
-# (tests/ceph-lib.sh: under TCG it can take minutes).
+# (tests/shared/ceph-lib.sh: under TCG it can take minutes).
 CEPH_STOP_KILL=1
 ceph_start "$scratch/ceph"
 port=$(sed -n 's/^mon_host = v2:127\.0\.0\.1:\([0-9]*\)$/\1/p' "$ceph_conf")
@@ -144,7 +144,7 @@ rm -rf "$mb/matrix"
 # 3. two clients
 seccomp=""
 [ -x "$WITH_ERRNO" ] && "$WITH_ERRNO" EOPNOTSUPP true 2> /dev/null && seccomp=yes
-[ -n "$seccomp" ] || note "no seccomp row: tests/with-fallocate-errno cannot run here"
+[ -n "$seccomp" ] || note "no seccomp row: tests/lib/with-fallocate-errno cannot run here"
 rc=0
 whos="ours glibc own"
 [ -n "$seccomp" ] && whos="ours ours-seccomp glibc own"
