@@ -41,7 +41,7 @@ top_builddir=$(pwd)
 . "$top_srcdir/tests/shared/ceph-lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root"
 RACE=$top_builddir/tests/calls/append-race
-REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs-check-public
+REALFS_CHECK_PUBLIC=$top_builddir/tests/realfs/realfs-check-public
 for p in "$LFA_CALL" "$RACE" "$REALFS_CHECK_PUBLIC"; do
 	[ -x "$p" ] || { echo "guest-ceph.sh: $p is not built" >&2; exit 99; }
 done
