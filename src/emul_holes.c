@@ -347,6 +347,8 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 	int64_t t0;
 	int tries = 0, fd = emul_server_read_fd(j);
 
+	*got = 0;
+
 	if (fd >= 0) {
 		/* NFS: the server's bytes, no page of this client's */
 	} else if (j->facts & LFA_FS_SHARED) {
