@@ -348,7 +348,6 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 	int tries = 0, fd = emul_server_read_fd(j);
 
 	*got = 0;
-
 	if (fd >= 0) {
 		/* NFS: the server's bytes, no page of this client's */
 	} else if (j->facts & LFA_FS_SHARED) {
@@ -358,15 +357,17 @@ static int read_back(struct emul_job *j, int64_t from, int64_t to, int64_t *got)
 		j->rep->syscalls++;
 		(void)posix_fadvise64(emul_readable_fd(j), a, b - a, POSIX_FADV_DONTNEED);
 	}
-	t0 = emul_now_ns();
+	/* settle() pauses a few times this, on shared filesystems only */
+	t0 = (j->facts & LFA_FS_SHARED) ? emul_now_ns() : 0;
 	do {
 		j->rep->syscalls++;
 		r = pread64(fd >= 0 ? fd : emul_readable_fd(j), j->buf + (from - j->buf_pos),
 			    (size_t)(to - from), from);
 	} while (r < 0 && errno == EINTR && ++tries <= EMUL_RETRIES);
-	j->read_ns = emul_now_ns() - t0;
+	if (t0)
+		j->read_ns = emul_now_ns() - t0;
 	if (r < 0)
-		return errno ? errno : EIO; /* never 0 with *got unset */
+		return errno ? errno : EIO;
 	*got = r;
 	if (from + r < to)
 		j->buf_end = from + r; /* what follows is past the end of file now */
@@ -435,20 +436,21 @@ static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64
 	int64_t got, end;
 	int err;
 
-	if (pos < j->buf_pos || pos >= j->buf_end) {
-		j->buf_pos = j->buf_end = pos;
-		if ((err = read_back(j, pos, pos + emul_min(limit - pos, (int64_t)READ_CHUNK),
-				     &got)) != 0)
-			return err;
-		j->buf_end = pos + got;
-		if (got == 0) {
-			*a = pos;
-			return EMUL_EOF;
-		}
-	}
 	for (;;) {
-		int full = j->buf_end - j->buf_pos == (int64_t)READ_CHUNK;
+		int full;
 
+		if (pos < j->buf_pos || pos >= j->buf_end) {
+			j->buf_pos = j->buf_end = pos;
+			if ((err = read_back(j, pos, pos + emul_min(limit - pos, (int64_t)READ_CHUNK),
+					     &got)) != 0)
+				return err;
+			j->buf_end = pos + got;
+			if (got == 0) {
+				*a = pos;
+				return EMUL_EOF;
+			}
+		}
+		full = j->buf_end - j->buf_pos == (int64_t)READ_CHUNK;
 		end = emul_min(j->buf_end, limit);
 		if (!find_zero_run(j, pos, end, a, b)) {
 			*a = *b = end; /* all data up to there */
@@ -459,8 +461,8 @@ static int next_by_reading(struct emul_job *j, int64_t pos, int64_t limit, int64
 			if (*b == j->buf_end && full) {
 				/* What follows the zeros is not read yet: a
 				 * piece from their start shows it. */
-				j->buf_pos = j->buf_end = *a;
-				return next_by_reading(j, *a, limit, a, b);
+				j->buf_pos = j->buf_end = pos = *a;
+				continue;
 			}
 			if ((err = settle(j, *a)) != 0)
 				return err;
