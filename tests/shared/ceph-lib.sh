@@ -386,3 +386,20 @@ ceph_stop() {
 	[ -n "$ceph_dir" ] && rm -rf --one-file-system "$ceph_dir"/mon "$ceph_dir"/osd "$ceph_dir"/mds 2> /dev/null
 	return 0
 }
+
+# ceph_matrix DIR WHAT: realfs-check's descriptor matrix in DIR (made and
+# removed here) through $REALFS_CHECK_PUBLIC, each kind PASS or the test
+# fails naming WHAT; its lines are printed, prefixed [matrix].
+ceph_matrix() {
+	mkdir "$1" || fail "cannot make $1"
+	"$REALFS_CHECK_PUBLIC" prepare "$1" > "$scratch/out" 2>&1 || fail "prepare: $(cat "$scratch/out")"
+	LIBFALLOCATE_EMULATION=auto "$REALFS_CHECK_PUBLIC" fs "$1" > "$scratch/out" 2>&1
+	_cm_rc=$?
+	grep -E '^(# |FAIL)' "$scratch/out" | sed "s|$scratch/||g; s|^|[matrix] |"
+	grep -q '^KIND ' "$scratch/out" || fail "realfs-check exited with $_cm_rc: $(tail -n 3 "$scratch/out")"
+	_cm_bad=$(grep '^KIND ' "$scratch/out" | grep -v ' PASS' || :)
+	[ -z "$_cm_bad" ] || fail "descriptor matrix on $2:
+$_cm_bad"
+	note "descriptor matrix: $(grep -c '^KIND ' "$scratch/out") kinds, every one PASS"
+	rm -rf "$1"
+}

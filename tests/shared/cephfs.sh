@@ -79,18 +79,7 @@ note "fill of 1 MiB of data to 12 MiB: 3 of 3 objects, the data intact through c
 rm -f "$m1/kernel" "$m1/library" "$m1/fill"
 
 # 3. the descriptor matrix
-mkdir "$m1/matrix" || exit 99
-"$REALFS_CHECK_PUBLIC" prepare "$m1/matrix" > "$scratch/out" 2>&1 || fail "prepare: $(cat "$scratch/out")"
-LIBFALLOCATE_EMULATION=auto "$REALFS_CHECK_PUBLIC" fs "$m1/matrix" > "$scratch/out" 2>&1
-rc=$?
-grep -E '^(# |FAIL)' "$scratch/out" | sed "s|$scratch/||g; s|^|[matrix] |"
-grep -q '^KIND ' "$scratch/out" || fail "realfs-check exited with $rc: $(tail -n 3 "$scratch/out")"
-kinds=$(grep -c '^KIND ' "$scratch/out")
-bad=$(grep '^KIND ' "$scratch/out" | grep -v ' PASS' || :)
-[ -z "$bad" ] || fail "descriptor matrix on ceph-fuse:
-$bad"
-note "descriptor matrix: $kinds kinds, every one PASS"
-rm -rf "$m1/matrix"
+ceph_matrix "$m1/matrix" ceph-fuse
 
 # 4. two clients
 counted() { # OUTPUT lost|calls: records lost; calls and failed calls ("616 44")

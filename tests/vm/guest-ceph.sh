@@ -128,18 +128,8 @@ rm -f "$mb/library"
 
 # 2. the descriptor matrix
 t=$(date +%s)
-mkdir "$mb/matrix" || fail "cannot make $mb/matrix"
-"$REALFS_CHECK_PUBLIC" prepare "$mb/matrix" > "$scratch/out" 2>&1 || fail "prepare: $(cat "$scratch/out")"
-LIBFALLOCATE_EMULATION=auto "$REALFS_CHECK_PUBLIC" fs "$mb/matrix" > "$scratch/out" 2>&1
-rc=$?
-grep -E '^(# |FAIL)' "$scratch/out" | sed "s|$scratch/||g; s|^|[matrix] |"
-grep -q '^KIND ' "$scratch/out" || fail "realfs-check exited with $rc: $(tail -n 3 "$scratch/out")"
-kinds=$(grep -c '^KIND ' "$scratch/out")
-bad=$(grep '^KIND ' "$scratch/out" | grep -v ' PASS' || :)
-[ -z "$bad" ] || fail "descriptor matrix on the kernel CephFS client:
-$bad"
-note "descriptor matrix: $kinds kinds, every one PASS ($(($(date +%s) - t)) s)"
-rm -rf "$mb/matrix"
+ceph_matrix "$mb/matrix" "the kernel CephFS client"
+note "descriptor matrix: $(($(date +%s) - t)) s"
 
 # 3. two clients
 seccomp=""
