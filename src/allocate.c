@@ -42,6 +42,8 @@ static void debug_line(const char *caller, int fd, int64_t offset, int64_t len,
 	}
 	if (opt->emulation == LFA_EMULATE_ALWAYS)
 		snprintf(why, sizeof why, "LIBFALLOCATE_EMULATION=always");
+	else if (rep->unreserved && rep->not_asked)
+		snprintf(why, sizeof why, "kernel not asked: this filesystem's 0 reserves nothing");
 	else if (rep->unreserved)
 		snprintf(why, sizeof why, "kernel said ok, but reserved nothing it can show");
 	else
@@ -71,6 +73,31 @@ static int caller_alone(const struct lfa_job_options *opt)
 #endif
 }
 
+/* The emulation refused before its first write, after a 0 that may have
+ * reserved nothing: that 0 stands, reported.  Where the kernel was not
+ * asked, it is asked now, and its answer is the call's, as if it had been
+ * asked first; only where it does not allocate is the refusal. */
+static int native_stands(int fd, int64_t offset, int64_t len, int refusal,
+			 struct lfa_job_report *rep)
+{
+	if (rep->not_asked) {
+		rep->syscalls++;
+		rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
+		if (rep->native_error) {
+			rep->unreserved = 0;
+			if (rep->native_error == ENOSYS || rep->native_error == EOPNOTSUPP)
+				return refusal;
+			rep->emulated = 0;
+			rep->hole_map = LFA_MAP_NONE;
+			return rep->native_error;
+		}
+	}
+	rep->native_stood = refusal;
+	rep->emulated = 0;
+	rep->hole_map = LFA_MAP_NONE;
+	return 0;
+}
+
 int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t max_end,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
@@ -78,20 +105,33 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 	int saved_errno, bound, bound_slot, looked, err;
 
 	memset(rep, 0, sizeof *rep);
-	/* The common case, the kernel allocating, costs the syscall and no more
-	 * (lfa_sys_fallocate keeps errno): glibc is measured against this. */
-	if (opt->emulation != LFA_EMULATE_ALWAYS && !lfa_past_max_end(offset, len, max_end)) {
+	/* The common case, the kernel allocating, costs the syscall and one
+	 * look (lfa_sys_fallocate keeps errno): glibc is measured against
+	 * this. */
+	if (opt->emulation == LFA_EMULATE_NEVER && !lfa_past_max_end(offset, len, max_end)) {
 		rep->syscalls++;
 		err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
+		goto out;
+	}
+	if (opt->emulation == LFA_EMULATE_AUTO && !lfa_past_max_end(offset, len, max_end)) {
 		/* A layer can accept the call and reserve nothing (SMB3 with a
-		 * lease): one look at the file's blocks tells where that cannot
-		 * be true, and the emulation then does the work. */
-		if (!err && opt->emulation != LFA_EMULATE_NEVER) {
-			rep->unreserved = lfa_native_unreserved(fd, len, rep);
+		 * lease, ceph-fuse): a look at the file's blocks before and
+		 * after tells where that cannot be true, and the emulation
+		 * then does the work.  Where it would do it whatever the
+		 * kernel said, and the kernel's 0 would only grow the file, the
+		 * kernel is not asked. */
+		struct lfa_before before;
+
+		if (lfa_look_before(fd, offset, len, &before, rep)) {
+			rep->unreserved = rep->not_asked = 1;
+		} else {
+			rep->syscalls++;
+			err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
+			if (!err)
+				rep->unreserved = lfa_native_unreserved(fd, len, &before, rep);
+			if (!rep->unreserved && (!err || (err != ENOSYS && err != EOPNOTSUPP)))
+				goto out;
 		}
-		if (!rep->unreserved && (!err || opt->emulation == LFA_EMULATE_NEVER ||
-					 (err != ENOSYS && err != EOPNOTSUPP)))
-			goto out;
 	}
 	/* The emulation, or an off_t narrower than the kernel's that cannot
 	 * express the end: lfa_check_target then fails with EFBIG where the
@@ -136,10 +176,7 @@ restore:
 	 * out of space or failing I/O is the answer the call owed. */
 	if (rep->unreserved && err && !rep->bytes_written && err != ENOSPC && err != EDQUOT &&
 	    err != EIO && err != EINTR) {
-		rep->native_stood = err;
-		rep->emulated = 0;
-		rep->hole_map = LFA_MAP_NONE;
-		err = 0;
+		err = native_stands(fd, offset, len, err, rep);
 	}
 	errno = saved_errno;
 out:

@@ -55,6 +55,10 @@ struct lfa_job_report {
 	 * layer that ignored the call: lfa_native_unreserved); the emulation
 	 * then ran, unless it refused before writing, and the 0 stood. */
 	int unreserved;
+	/* Where the filesystem's 0 may reserve nothing and the range passes
+	 * the end of file (lfa_look_before), the kernel was not asked: it is
+	 * asked only where the emulation refuses before writing. */
+	int not_asked;
 	int native_stood;          /* the emulation's refusal, when the 0 stood */
 	/* What that look learned of the filesystem, for the emulation that
 	 * may follow, which then reads no mount table again: statfs's f_type
@@ -121,12 +125,30 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
+/* One look at the file before the kernel is asked (what the kernel keeps:
+ * no server is asked), for lfa_native_unreserved. */
+struct lfa_before {
+	int looked;            /* the rest is set */
+	int on_block_device;
+	int covered;           /* the file's blocks held len bytes */
+	uint64_t dev, mount;   /* mount: statx's unique mount id, or 0 */
+};
+
+/* Takes that look.  Returns 1 where the kernel's 0 would not be taken
+ * (the filesystem's 0 may reserve nothing) and would only grow the file
+ * past its end: the kernel is then not asked.  Keeps errno; counts its
+ * syscalls in rep, and leaves there what it learned of the filesystem. */
+int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_before *b,
+		    struct lfa_job_report *rep) LFA_HIDDEN;
+
 /* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be
  * taken: the file's blocks, as a look that reaches the held file shows
  * them, hold fewer than len bytes, or the filesystem's 0 may reserve
- * nothing (SMB, ceph-fuse, one not known).  Keeps errno; counts its
- * syscalls in rep, and leaves there what it learned of the filesystem. */
-int lfa_native_unreserved(int fd, int64_t len, struct lfa_job_report *rep) LFA_HIDDEN;
+ * nothing (SMB, ceph-fuse, one not known).  b: the look before.  Keeps
+ * errno; counts its syscalls in rep, and leaves there what it learned of
+ * the filesystem. */
+int lfa_native_unreserved(int fd, int64_t len, const struct lfa_before *b,
+			  struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the
  * syscall, then the emulation where the policy allows it.  `caller` names the

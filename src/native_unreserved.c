@@ -18,27 +18,76 @@
  * the range has not got it, whatever a layer below said.  Where the
  * filesystem's 0 may reserve nothing whatever it shows (fs_facts.c: SMB3
  * with a lease grows a file by SetEOF alone and counts its blocks from the
- * size; a filesystem or FUSE server not known), the emulation does the
- * work, and refuses where it cannot (then the 0 stands, reported).
+ * size; ceph-fuse; a filesystem or FUSE server not known), the emulation
+ * does the work, and refuses where it cannot (then the 0 stands, reported).
  *
  * The 0 is second-guessed only by a look that reaches the held file.  The
- * first look takes what the kernel keeps (AT_STATX_DONT_SYNC: a FUSE
- * server or SMB asked now would answer by the name, which a rename may
- * have given to another file, and the kernel would keep that answer as
- * the held file's).  A filesystem on a block device whose blocks cover the
- * range is done with that one look.  Elsewhere the table decides: where
- * files are found by name no look reaches the held file, and the 0
- * stands; elsewhere a count that falls short is asked of the filesystem
- * (a server's count after its ALLOCATE) before it is believed.  Any doubt
- * (a look failing) lets the answer stand.  Keeps errno; counts its
+ * looks take what the kernel keeps (AT_STATX_DONT_SYNC: a FUSE server or
+ * SMB asked now would answer by the name, which a rename may have given to
+ * another file, and the kernel would keep that answer as the held file's).
+ * One look comes before the kernel is asked (lfa_look_before); a file on a
+ * block device whose blocks covered the range then is done with it, since
+ * the kernel's 0 frees none.  Elsewhere the table decides: where files are
+ * found by name no look reaches the held file, and the 0 stands; elsewhere
+ * a count that falls short after the 0 is asked of the filesystem (a
+ * server's count after its ALLOCATE) before it is believed.  Any doubt (a
+ * look failing) lets the answer stand.  Both keep errno and count their
  * syscalls. */
 static int short_of(int64_t blocks, int64_t len)
 {
 	return blocks < (len - 1) / 512 + 1;
 }
 
+/* What the kernel keeps of the file. */
+struct kept {
+	int64_t blocks, size;
+	uint64_t dev, mount;
+};
+
+/* One look at it: 0, or -1 where nothing could be looked at. */
+static int look_kept(int fd, struct kept *k, unsigned *syscalls)
+{
+	struct stat64 st;
+#ifdef HAVE_STATX
+	struct statx sx;
+
+	++*syscalls;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		  STATX_BLOCKS | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE, &sx) == 0) {
+		/* No count is a count that proves nothing. */
+		k->blocks = (sx.stx_mask & STATX_BLOCKS) ? (int64_t)sx.stx_blocks : 0;
+		k->size = (sx.stx_mask & STATX_SIZE) ? (int64_t)sx.stx_size : 0;
+		k->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+		k->mount = 0;
+#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
+		if (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE)
+			k->mount = sx.stx_mnt_id;
+#endif
+		return 0;
+	}
+#endif
+	++*syscalls;
+	if (fstat64(fd, &st) != 0)
+		return -1;
+	k->blocks = st.st_blocks;
+	k->size = st.st_size;
+	k->dev = st.st_dev;
+	k->mount = 0;
+	return 0;
+}
+
+/* Whether the count the kernel keeps falls short of len now. */
+static int kept_short(int fd, int64_t len, unsigned *syscalls)
+{
+	struct kept k;
+
+	return look_kept(fd, &k, syscalls) == 0 && short_of(k.blocks, len);
+}
+
+/* Whether the count the filesystem gives, asked now, falls short. */
 static int short_when_asked(int fd, int64_t len, unsigned *syscalls)
 {
+	struct stat64 st;
 #ifdef HAVE_STATX
 	struct statx sx;
 
@@ -48,63 +97,83 @@ static int short_when_asked(int fd, int64_t len, unsigned *syscalls)
 	if (errno != ENOSYS)
 		return 0;
 #endif
-	{
-		struct stat64 st;
-
-		++*syscalls;
-		return fstat64(fd, &st) == 0 && short_of(st.st_blocks, len);
-	}
+	++*syscalls;
+	return fstat64(fd, &st) == 0 && short_of(st.st_blocks, len);
 }
 
-int lfa_native_unreserved(int fd, int64_t len, struct lfa_job_report *rep)
+/* The table's facts of the file's filesystem, left in rep for the
+ * emulation; -1 where statfs fails. */
+static int learn_facts(int fd, const struct lfa_before *b, struct lfa_job_report *rep)
 {
-	unsigned *syscalls = &rep->syscalls;
-	int saved_errno = errno, unreserved = 0, looked = 0, on_block_device = 0, short_kept = 0;
-	uint64_t mount = 0, dev = 0;
 	uint32_t fs_type;
 	int64_t fs_block;
-	unsigned facts;
-#ifdef HAVE_STATX
-	struct statx sx;
 
-	++*syscalls;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BLOCKS | LFA_STATX_MNT_ID_UNIQUE,
-		  &sx) == 0) {
-		looked = 1;
-		short_kept = !(sx.stx_mask & STATX_BLOCKS) || short_of((int64_t)sx.stx_blocks, len);
-		on_block_device = sx.stx_dev_major != 0;
-		dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
-		mount = (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE) ? sx.stx_mnt_id : 0;
-#endif
-	}
-#endif
-	if (!looked) {
-		struct stat64 st;
-
-		++*syscalls;
-		if (fstat64(fd, &st) != 0)
-			goto out;
-		short_kept = short_of(st.st_blocks, len);
-		on_block_device = major(st.st_dev) != 0;
-		dev = st.st_dev;
-	}
-	/* A disk's filesystem whose blocks hold the range: the common case,
-	 * one look. */
-	if (on_block_device && !short_kept)
-		goto out;
-	if (lfa_mount_facts(fd, mount, &fs_type, &fs_block, syscalls) != 0)
-		goto out;
-	facts = lfa_fs_facts(fs_type, dev, syscalls);
+	if (rep->fs_known)
+		return 0;
+	if (lfa_mount_facts(fd, b->mount, &fs_type, &fs_block, &rep->syscalls) != 0)
+		return -1;
+	rep->fs_facts = lfa_fs_facts(fs_type, b->dev, &rep->syscalls);
 	rep->fs_known = 1;
-	rep->fs_dev = dev;
+	rep->fs_dev = b->dev;
 	rep->fs_type = fs_type;
 	rep->fs_block = fs_block;
-	rep->fs_facts = facts;
-	if (facts & LFA_FS_ZERO_LIES)
+	return 0;
+}
+
+int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_before *b,
+		    struct lfa_job_report *rep)
+{
+	int saved_errno = errno, empty_zero = 0;
+	struct kept k;
+
+	b->looked = look_kept(fd, &k, &rep->syscalls) == 0;
+	if (!b->looked)
+		goto out;
+	b->dev = k.dev;
+	b->mount = k.mount;
+	b->covered = !short_of(k.blocks, len);
+	b->on_block_device = major(k.dev) != 0;
+	/* Where the 0 would be second-guessed whatever the blocks show and
+	 * the range passes the end of file, the kernel's 0 would only grow
+	 * the file by its size (ceph-fuse's, SMB3's SetEOF), and the
+	 * emulation would then read back, as possibly another client's, a
+	 * range it could have appended: the kernel is not asked.  A disk's
+	 * filesystem is not second-guessed so; the size may be stale, which
+	 * only decides whether the facts are looked up now or after. */
+	if (b->on_block_device || offset > INT64_MAX - len || offset + len <= k.size)
+		goto out;
+	if (learn_facts(fd, b, rep) == 0 && (rep->fs_facts & LFA_FS_ZERO_LIES))
+		empty_zero = 1;
+out:
+	errno = saved_errno;
+	return empty_zero;
+}
+
+int lfa_native_unreserved(int fd, int64_t len, const struct lfa_before *b,
+			  struct lfa_job_report *rep)
+{
+	int saved_errno = errno, unreserved = 0, short_kept = -1;
+
+	if (!b->looked)
+		goto out;
+	/* A disk's filesystem: the kernel's 0 frees no block, so a count
+	 * that covered the range before it still does; else one more look. */
+	if (b->on_block_device) {
+		if (b->covered || !(short_kept = kept_short(fd, len, &rep->syscalls)))
+			goto out;
+	}
+	if (learn_facts(fd, b, rep) != 0)
+		goto out;
+	if (rep->fs_facts & LFA_FS_ZERO_LIES) {
 		unreserved = 1;
-	else if (!(facts & LFA_FS_BY_NAME) && short_kept)
-		unreserved = short_when_asked(fd, len, syscalls);
+		goto out;
+	}
+	if ((rep->fs_facts & LFA_FS_BY_NAME) || b->covered)
+		goto out;
+	if (short_kept < 0)
+		short_kept = kept_short(fd, len, &rep->syscalls);
+	if (short_kept)
+		unreserved = short_when_asked(fd, len, &rep->syscalls);
 out:
 	errno = saved_errno;
 	return unreserved;

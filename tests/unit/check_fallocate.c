@@ -345,6 +345,85 @@ START_TEST(kernel_that_reserved_nothing)
 }
 END_TEST
 
+/* Where the 0 is never taken (SMB, ceph-fuse, a FUSE server not known)
+ * and the range passes the end of file, the kernel's 0 would only grow
+ * the file, and the emulation would then read back what it could have
+ * appended: the kernel is not asked.  Within the file it is, as before.
+ * Where the emulation refuses before its first write, the kernel is asked
+ * then, and its answer is the call's: a 0 stands (reported), an error is
+ * returned, and EOPNOTSUPP leaves the refusal's error. */
+START_TEST(kernel_not_asked_where_its_zero_only_grows)
+{
+	struct lfa_report rep = LFA_REPORT_INIT;
+	const char *p;
+	int fd = old_file("not-asked", &p);
+
+	played_fs_type = 0xFE534D42; /* SMB2 */
+	played_smb_statx = 2;
+	fallocate_lies = 1;
+	fallocate_calls = 0;
+	environment("LIBFALLOCATE_DEBUG", "1", NULL);
+	capture_stderr();
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_msg(strstr(release_stderr(), "emulated (kernel not asked: this filesystem's 0 "
+				 "reserves nothing; holes by") != NULL, "debug line: %s", captured);
+	ck_assert_int_eq(fallocate_calls, 0);
+	ck_assert_int_eq(rep.path, LFA_PATH_EMULATED);
+	ck_assert_int_eq(rep.reason, LFA_REASON_UNRESERVED);
+	ck_assert_int_eq(rep.native_error, 0);
+	ck_assert_uint_eq(rep.notes & LFA_NOTE_UNRESERVED, LFA_NOTE_UNRESERVED);
+	ck_assert_int_eq(file_size(fd), MiB);
+	ck_assert_int_eq(first_mismatch(p, 0, MiB, 0, OLD_LEN, SEED), -1);
+
+	/* within the file: asked, and its 0 not taken */
+	environment(NULL);
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_int_eq(fallocate_calls, 1);
+	ck_assert_int_eq(rep.path, LFA_PATH_EMULATED);
+	ck_assert_int_eq(rep.reason, LFA_REASON_UNRESERVED);
+
+	/* refused (EPERM, immutable) before any write: asked now, its 0
+	 * stands, reported */
+	statx_immutable = 1;
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), 0);
+	ck_assert_int_eq(fallocate_calls, 2);
+	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+	ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
+	ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED);
+	ck_assert_uint_eq(rep.bytes_written, 0);
+	ck_assert_int_eq(file_size(fd), MiB);
+
+	/* its error is the call's; EOPNOTSUPP leaves the refusal's */
+	fallocate_lies = 0;
+	fallocate_errno = ENOSPC;
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), ENOSPC);
+	ck_assert_int_eq(rep.native_error, ENOSPC);
+	ck_assert_uint_eq(rep.notes, 0);
+	fallocate_errno = EOPNOTSUPP;
+	rep = (struct lfa_report)LFA_REPORT_INIT;
+	ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), EPERM);
+	ck_assert_int_eq(rep.native_error, EOPNOTSUPP);
+	ck_assert_int_eq(rep.reason, LFA_REASON_KERNEL);
+	ck_assert_uint_eq(rep.notes, 0);
+	ck_assert_int_eq(fallocate_calls, 4);
+	ck_assert_int_eq(file_size(fd), MiB);
+	statx_immutable = 0;
+
+	/* LIBFALLOCATE_EMULATION=never: the kernel's word, asked */
+	fallocate_errno = 0;
+	fallocate_lies = 1;
+	environment("LIBFALLOCATE_EMULATION", "never", NULL);
+	ck_assert_int_eq(posix_fallocate(fd, 0, 4 * MiB), 0);
+	ck_assert_int_eq(fallocate_calls, 5);
+	ck_assert_int_eq(file_size(fd), MiB);
+	ck_assert_int_eq(first_mismatch(p, 0, MiB, 0, OLD_LEN, SEED), -1);
+	close(fd);
+}
+END_TEST
+
 /* The kernel's 0 on SMB is never taken, even where the file's blocks
  * could hold the range (SMB's client counts them from the size): one
  * fstatfs after statx's attribute mask names SMB, and the emulation does
@@ -778,6 +857,7 @@ int main(void)
 	tcase_add_test(tc, kernel_success_passes_through);
 	tcase_add_loop_test(tc, kernel_that_reserved_nothing, 0, 2);
 	tcase_add_test(tc, unreserved_on_smb_and_copy_on_write);
+	tcase_add_test(tc, kernel_not_asked_where_its_zero_only_grows);
 	tcase_add_test(tc, debug_line_of_the_kernels_answer);
 	tcase_add_test(tc, debug_line_of_posix_fallocate);
 	tcase_add_test(tc, settings_from_the_environment);
