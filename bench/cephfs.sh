@@ -10,9 +10,13 @@
 # root, no Ceph, no /dev/fuse) prints "SKIP: reason".
 #
 # For each size in BENCH_CEPH_SIZES (default "64M 1G"), two lfa-bench runs
-# in the one cluster, dd with bs=4M, plain and with conv=fsync (ours writes
+# in the one cluster, dd with bs=4M, plain, with conv=fsync (ours writes
 # through to the OSDs, with O_DIRECT, and dd's plain writes wait in
-# ceph-fuse's cache, up to its 100 MiB of dirty data):
+# ceph-fuse's cache, up to its 100 MiB of dirty data) and with
+# oflag=direct,append (dd-append: zeros appended as ours appends them on
+# a shared filesystem, where another client's append must not be
+# overwritten; each 128 KiB FUSE request of ceph-fuse's libfuse 2 then
+# waits for the OSD):
 #  - ceph-fuse: what users of ceph-fuse get.  Its 0 for mode 0 stores
 #    nothing; the library emulates after it.  Ours and dd only: glibc
 #    (and 0.2.0) take that 0 and write nothing, which is no time to put
@@ -24,10 +28,12 @@
 #    64 MiB, BENCH_CEPH_1G_REPS (default 1) for 1 GiB: glibc writes one
 #    byte every 4 KiB, each a FUSE request, and takes minutes a round.
 # The memstore OSD keeps the data in memory: CEPH_MEMSTORE_BYTES defaults
-# to 4 GiB here (a removed file's objects are purged by the MDS in the
-# background; 1 GiB rounds follow one another faster).
+# to 8 GiB here (a removed file's objects are purged by the MDS in the
+# background, and 1 GiB rounds follow one another faster: with 4 GiB,
+# glibc's round found the OSD full), and each driver run starts with the
+# data pool drained.
 # Before tests/shared/ceph-lib.sh, whose default is 512 MiB.
-: "${CEPH_MEMSTORE_BYTES:=4294967296}"
+: "${CEPH_MEMSTORE_BYTES:=8589934592}"
 . "${top_srcdir:-.}/tests/lib/lib.sh"
 . "$top_srcdir/tests/shared/ceph-lib.sh"
 [ $# = 1 ] || { echo "usage: cephfs.sh CSV" >&2; exit 2; }
@@ -60,10 +66,11 @@ lfa_bench() { # ID FS-LABEL [forced] ARGS...: one driver run, its rows appended 
 		b_wrap="$forcer EOPNOTSUPP"
 		shift
 	fi
+	ceph_drained 300 || note "the data pool still holds $(ceph_rados ls | wc -l) objects after 300 s"
 	echo "[$(ceph_since "$ceph_t0") s] $b_id on $b_fs: ${b_wrap:+with-fallocate-errno EOPNOTSUPP }lfa-bench $*" >&2
 	# shellcheck disable=SC2086 # the wrapper and the verbose flag: words or nothing
 	$b_wrap "$bench" --lib "$LFA_LIBRARY" --id "$b_id" --dir "$dir" --fs "$b_fs" \
-		--scenario new --dd --dd-fsync --dd-bs 4M $verbose "$@" >> "$csv" ||
+		--scenario new --dd --dd-fsync --dd-append --dd-bs 4M $verbose "$@" >> "$csv" ||
 		fail "lfa-bench failed on ceph-fuse ($b_id, $b_fs)"
 }
 
@@ -72,7 +79,7 @@ for size in $sizes; do
 	case $size in
 	1G | 1024M) r=$reps_1g ;;
 	esac
-	lfa_bench "13-new-$size" ceph-fuse --size "$size" --only ours,dd,dd-fsync --reps "$reps"
+	lfa_bench "13-new-$size" ceph-fuse --size "$size" --only ours,dd,dd-fsync,dd-append --reps "$reps"
 	if [ -n "$can_force" ]; then
 		# shellcheck disable=SC2086 # --previous PATH, or nothing
 		lfa_bench "13-new-$size" ceph-fuse-forced forced --size "$size" --reps "$r" $previous

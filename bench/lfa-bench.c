@@ -50,7 +50,9 @@ enum side_kind { SIDE_OURS, SIDE_GLIBC, SIDE_DD, SIDE_NONE, SIDE_PWRITE, SIDE_PR
 struct side {
 	const char *name;
 	enum side_kind kind;
-	int fsync; /* dd: conv=fsync, its data written back before it ends */
+	/* dd: its options past bs and count (conv=fsync: its data written
+	 * back before it ends), or none */
+	const char *dd_opts[2];
 	pf_fn pf;
 	double secs[MAX_REPS];
 	long maxrss_kib[MAX_REPS];
@@ -62,7 +64,7 @@ struct side {
 struct config {
 	const char *lib, *dir, *fs, *scenario, *only, *id, *previous;
 	int64_t size, chunk, dd_bs;
-	int reps, calls, with_dd, with_dd_fsync, cold, dsync, verbose, with_pwrite, threaded, with_keep;
+	int reps, calls, with_dd, with_dd_fsync, with_dd_append, cold, dsync, verbose, with_pwrite, threaded, with_keep;
 };
 
 static const char *argv0 = "lfa-bench";
@@ -266,28 +268,32 @@ static void timed_pf(const struct side *s, int fd, int64_t len, int counter, str
 /* dd as the limit: writing zeros to a new file, or reading a file back
  * (what any emulation that must not overwrite data has to do where the
  * filesystem cannot tell holes from data). */
-static void run_dd(const struct config *c, const char *path, int reading, int fsync,
-		   int counter, struct sample *out)
+static void run_dd(const struct config *c, const char *path, int reading,
+		   const char *const opts[2], int counter, struct sample *out)
 {
 	char in[4096 + 4], of[4096 + 4], count[32], bs[40];
+	const char *argv[9] = { "dd", in, of, bs, count };
 	double t0;
 	pid_t pid;
-	int status;
+	int status, n = 5;
 
 	snprintf(in, sizeof in, "if=%s", reading ? path : "/dev/zero");
 	snprintf(of, sizeof of, "of=%s", reading ? "/dev/null" : path);
 	snprintf(count, sizeof count, "count=%" PRId64, c->size / c->dd_bs);
 	snprintf(bs, sizeof bs, "bs=%" PRId64, c->dd_bs);
+	if (opts[0])
+		argv[n++] = opts[0];
+	if (opts[1])
+		argv[n++] = opts[1];
+	argv[n++] = "status=none";
+	argv[n] = NULL;
 	if (!reading && unlink(path) != 0 && errno != ENOENT)
 		die("unlink %s: %s", path, strerror(errno));
 	counter_start(counter);
 	t0 = now();
 	pid = fork();
 	if (pid == 0) {
-		if (fsync)
-			execlp("dd", "dd", in, of, bs, count, "conv=fsync", "status=none", (char *)NULL);
-		else
-			execlp("dd", "dd", in, of, bs, count, "status=none", (char *)NULL);
+		execvp("dd", (char *const *)argv);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -332,7 +338,7 @@ static void new_round(const struct config *c, const struct side *s, int counter,
 
 	sync(); /* each round starts with no dirty data of ours to write back */
 	if (s->kind == SIDE_DD) {
-		run_dd(c, p, 0, s->fsync, counter, out);
+		run_dd(c, p, 0, s->dd_opts, counter, out);
 	} else {
 		fd = create_file(p, c->dsync ? O_DSYNC : 0);
 		timed_pf(s, fd, c->size, counter, out);
@@ -363,7 +369,7 @@ static void rewrite_round(const struct config *c, const struct side *s, int coun
 	else
 		sync();
 	if (s->kind == SIDE_DD) {
-		run_dd(c, p, 1, 0, counter, out);
+		run_dd(c, p, 1, s->dd_opts, counter, out);
 		return;
 	}
 	fd = open(p, O_RDWR | O_CLOEXEC);
@@ -603,10 +609,13 @@ static void usage(int status)
 	       "  --dd-fsync       new: a side dd-fsync, dd with conv=fsync (its data written\n"
 	       "                   back before it ends), where ours writes through to the\n"
 	       "                   server (CephFS, NFS: O_DIRECT)\n"
+	       "  --dd-append      new: a side dd-append, dd with oflag=direct,append\n"
+	       "                   conv=notrunc: zeros appended through O_DIRECT and\n"
+	       "                   O_APPEND, as ours grows a file on a shared filesystem\n"
 	       "  --cold           rewrite: drop the page cache before each call (root)\n"
 	       "  --dsync          new: open the file O_DSYNC\n"
 	       "  --only SIDE,...  run these sides only (ours, glibc, previous, keep, dd, dd-fsync,\n"
-	       "                   pwrite, baseline), e.g. ours under strace -c, or\n"
+	       "                   dd-append, pwrite, baseline), e.g. ours under strace -c, or\n"
 	       "                   ours,dd where glibc takes minutes a round\n"
 	       "  --id ID          first column of the output (default: the scenario)\n"
 	       "  --verbose        each timed round's time on stderr\n"
@@ -629,7 +638,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "pwrite", no_argument, 0, 'P' },      { "help", no_argument, 0, 'h' },
 		{ "threaded", no_argument, 0, 'T' },    { "keep", no_argument, 0, 'K' },
 		{ "previous", required_argument, 0, 'p' }, { "dd-bs", required_argument, 0, 'B' },
-		{ "dd-fsync", no_argument, 0, 'F' },
+		{ "dd-fsync", no_argument, 0, 'F' },   { "dd-append", no_argument, 0, 'A' },
 		{ 0, 0, 0, 0 },
 	};
 	int o;
@@ -662,6 +671,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case 'p': c->previous = optarg; break;
 		case 'B': c->dd_bs = parse_size(optarg); break;
 		case 'F': c->with_dd_fsync = 1; break;
+		case 'A': c->with_dd_append = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -670,9 +680,10 @@ static void parse_args(int argc, char **argv, struct config *c)
 		usage(2);
 	if (c->reps < 1 || c->reps > MAX_REPS - 1 || c->calls < 1)
 		die("--reps must be 1..%d and --calls positive", MAX_REPS - 1);
-	if (c->with_dd_fsync && strcmp(c->scenario, "new"))
-		die("--dd-fsync is for --scenario new");
-	if (c->dd_bs < 1 || ((c->with_dd || c->with_dd_fsync) && c->size % c->dd_bs))
+	if ((c->with_dd_fsync || c->with_dd_append) && strcmp(c->scenario, "new"))
+		die("--dd-fsync and --dd-append are for --scenario new");
+	if (c->dd_bs < 1 ||
+	    ((c->with_dd || c->with_dd_fsync || c->with_dd_append) && c->size % c->dd_bs))
 		die("--dd-bs must divide --size");
 	if (!c->fs)
 		c->fs = c->dir;
@@ -759,13 +770,17 @@ int main(int argc, char **argv)
 	if (c.with_dd && wanted_side(&c, "dd"))
 		sides[nsides++] = (struct side){ .name = "dd", .kind = SIDE_DD };
 	if (c.with_dd_fsync && wanted_side(&c, "dd-fsync"))
-		sides[nsides++] = (struct side){ .name = "dd-fsync", .kind = SIDE_DD, .fsync = 1 };
+		sides[nsides++] = (struct side){ .name = "dd-fsync", .kind = SIDE_DD,
+						 .dd_opts = { "conv=fsync", NULL } };
+	if (c.with_dd_append && wanted_side(&c, "dd-append"))
+		sides[nsides++] = (struct side){ .name = "dd-append", .kind = SIDE_DD,
+						 .dd_opts = { "oflag=direct,append", "conv=notrunc" } };
 	if (c.with_pwrite && wanted_side(&c, "pwrite"))
 		sides[nsides++] = (struct side){ .name = "pwrite", .kind = SIDE_PWRITE };
 	if (round == rss_round && wanted_side(&c, "baseline"))
 		sides[nsides++] = (struct side){ .name = "baseline", .kind = SIDE_NONE };
 	if (!nsides)
-		die("--only names no side this run has (ours, glibc, previous, keep, dd, dd-fsync, pwrite, "
+		die("--only names no side this run has (ours, glibc, previous, keep, dd, dd-fsync, dd-append, pwrite, "
 		    "baseline)");
 	if (sides[0].pf == sides[nsides > 1 ? 1 : 0].pf && nsides > 1)
 		die("both sides resolved to one function: is libfallocate preloaded?");

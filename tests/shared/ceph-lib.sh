@@ -337,6 +337,17 @@ ceph_rados() {
 	timeout 60 rados -c "$ceph_conf" -p "$ceph_data_pool" "$@"
 }
 
+# Waits up to SECS seconds for the data pool to hold no object: the MDS
+# purges a removed file's objects in the background, and a memstore OSD
+# fills up with what it has not purged yet.
+ceph_drained() { # SECS
+	_ce_end=$(($(date +%s) + $1))
+	while [ "$(ceph_rados ls 2> /dev/null | wc -l)" != 0 ]; do
+		[ "$(date +%s)" -lt "$_ce_end" ] || return 1
+		sleep 1
+	done
+}
+
 ceph_object_count() { # FILE
 	ceph_objects "$1" | wc -l
 }
