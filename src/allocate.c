@@ -102,7 +102,8 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
-	int saved_errno, bound, bound_slot, looked, err;
+	struct lfa_before before = { 0 };
+	int saved_errno, bound, bound_slot, looked = 0, err;
 
 	memset(rep, 0, sizeof *rep);
 	/* The common case, the kernel allocating, costs the syscall and one
@@ -119,10 +120,9 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		 * after tells where that cannot be true, and the emulation
 		 * then does the work.  Where it would do it whatever the
 		 * kernel said, and the kernel's 0 would only grow the file, the
-		 * kernel is not asked. */
-		struct lfa_before before;
-
-		if (lfa_look_before(fd, offset, len, &before, rep)) {
+		 * kernel is not asked.  Where the kernel changes nothing (not
+		 * asked, or an error), that look serves the emulation. */
+		if (lfa_look_before(fd, offset, len, &target, &before, rep)) {
 			rep->unreserved = rep->not_asked = 1;
 		} else {
 			rep->syscalls++;
@@ -132,6 +132,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 			if (!rep->unreserved && (!err || (err != ENOSYS && err != EOPNOTSUPP)))
 				goto out;
 		}
+		looked = before.looked && (rep->not_asked || !rep->unreserved);
 	}
 	/* The emulation, or an off_t narrower than the kernel's that cannot
 	 * express the end: lfa_check_target then fails with EFBIG where the
@@ -153,7 +154,6 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 			goto restore;
 		}
 	}
-	looked = 0;
 	if (lfa_past_max_end(offset, len, max_end) ||
 	    (err = lfa_extend_quickly(bound >= 0 ? bound : fd, offset, len, opt, rep, &target,
 				      &looked)) != 0) {

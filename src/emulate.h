@@ -96,8 +96,9 @@ struct lfa_target {
 };
 
 /* One look at the file (statx, or fstat without it) filling all but
- * flags.  Returns 0 or an error number. */
-int lfa_look_at_target(int fd, struct lfa_target *t) LFA_HIDDEN;
+ * flags.  Returns 0 or an error number; counts its syscalls in *syscalls
+ * (NULL: not counted). */
+int lfa_look_at_target(int fd, struct lfa_target *t, unsigned *syscalls) LFA_HIDDEN;
 
 /* refusals.c: returns 0 or the error fallocate(2) would give; max_end is
  * the largest offset+len the caller's off_t can express.  looked: t already
@@ -118,10 +119,11 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 		const struct lfa_job_options *opt, struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* A range starting at the end of a regular file on a local disk, small
- * enough for one write, allocated in glibc's number of syscalls.  Returns 0
- * when done, -1 when the call is the engine's; *looked then says whether t
- * holds the look it took with nothing written since, for
- * lfa_check_target. */
+ * enough for one write, allocated in glibc's number of syscalls.  *looked:
+ * on entry, whether t holds a look taken with nothing written since (the
+ * one before the kernel's failed call), which then serves.  Returns 0 when
+ * done, -1 when the call is the engine's; *looked then says whether t
+ * still holds such a look, for lfa_check_target. */
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
@@ -134,12 +136,14 @@ struct lfa_before {
 	uint64_t dev, mount;   /* mount: statx's unique mount id, or 0 */
 };
 
-/* Takes that look.  Returns 1 where the kernel's 0 would not be taken
- * (the filesystem's 0 may reserve nothing) and would only grow the file
- * past its end: the kernel is then not asked.  Keeps errno; counts its
- * syscalls in rep, and leaves there what it learned of the filesystem. */
-int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_before *b,
-		    struct lfa_job_report *rep) LFA_HIDDEN;
+/* Takes that look (lfa_look_at_target, into t, which serves the
+ * emulation too where the kernel then changes nothing).  Returns 1 where
+ * the kernel's 0 would not be taken (the filesystem's 0 may reserve
+ * nothing) and would only grow the file past its end: the kernel is then
+ * not asked.  Keeps errno; counts its syscalls in rep, and leaves there
+ * what it learned of the filesystem. */
+int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_target *t,
+		    struct lfa_before *b, struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be
  * taken: the file's blocks, as a look that reaches the held file shows

@@ -18,11 +18,17 @@
  * the attributes of whatever has the name now and keep them as the held
  * file's, which its own handle could then not correct (emul_fd.c).  The
  * engine looks at the size again before it writes. */
-int lfa_look_at_target(int fd, struct lfa_target *t)
+int lfa_look_at_target(int fd, struct lfa_target *t, unsigned *syscalls)
 {
+	unsigned none = 0;
 #ifdef HAVE_STATX
 	struct statx sx;
+#endif
 
+	if (!syscalls)
+		syscalls = &none;
+#ifdef HAVE_STATX
+	++*syscalls;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BLOCKS |
 		  LFA_STATX_MNT_ID_UNIQUE, &sx) == 0) {
 		uint64_t attr = sx.stx_attributes_mask & sx.stx_attributes;
@@ -47,6 +53,7 @@ int lfa_look_at_target(int fd, struct lfa_target *t)
 	{
 		struct stat64 st;
 
+		++*syscalls;
 		if (fstat64(fd, &st) != 0)
 			return errno;
 		t->mode = st.st_mode;

@@ -120,19 +120,18 @@ static int learn_facts(int fd, const struct lfa_before *b, struct lfa_job_report
 	return 0;
 }
 
-int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_before *b,
-		    struct lfa_job_report *rep)
+int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_target *t,
+		    struct lfa_before *b, struct lfa_job_report *rep)
 {
 	int saved_errno = errno, empty_zero = 0;
-	struct kept k;
 
-	b->looked = look_kept(fd, &k, &rep->syscalls) == 0;
+	b->looked = lfa_look_at_target(fd, t, &rep->syscalls) == 0;
 	if (!b->looked)
 		goto out;
-	b->dev = k.dev;
-	b->mount = k.mount;
-	b->covered = !short_of(k.blocks, len);
-	b->on_block_device = major(k.dev) != 0;
+	b->dev = t->dev;
+	b->mount = t->mount;
+	b->covered = !short_of(t->blocks, len);
+	b->on_block_device = major(t->dev) != 0;
 	/* Where the 0 would be second-guessed whatever the blocks show and
 	 * the range passes the end of file, the kernel's 0 would only grow
 	 * the file by its size (ceph-fuse's, SMB3's SetEOF), and the
@@ -140,7 +139,8 @@ int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_before *b,
 	 * range it could have appended: the kernel is not asked.  A disk's
 	 * filesystem is not second-guessed so; the size may be stale, which
 	 * only decides whether the facts are looked up now or after. */
-	if (b->on_block_device || offset > INT64_MAX - len || offset + len <= k.size)
+	if (b->on_block_device || !S_ISREG(t->mode) || offset > INT64_MAX - len ||
+	    offset + len <= t->size)
 		goto out;
 	if (learn_facts(fd, b, rep) == 0 && (rep->fs_facts & LFA_FS_ZERO_LIES))
 		empty_zero = 1;

@@ -40,17 +40,17 @@ int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job
 	int64_t fs_block, end;
 	ssize_t w;
 
-	*looked = 0;
 	if (offset < 0 || len <= 0 || len > WRITE_CHUNK || offset > INT64_MAX - len ||
 	    opt->progress)
 		return -1;
 	end = offset + len;
 	if (lfa_largefile_flag(opt) && end > INT32_MAX)
 		return -1;
-	rep->syscalls++;
-	if (lfa_look_at_target(fd, t) != 0)
-		return -1;
-	*looked = 1;
+	if (!*looked) {
+		if (lfa_look_at_target(fd, t, &rep->syscalls) != 0)
+			return -1;
+		*looked = 1;
+	}
 	if (!S_ISREG(t->mode) || t->size != offset || t->immutable || t->append_only)
 		return -1;
 	/* Only where appends land where the size says, with a known maximum

@@ -101,7 +101,7 @@ int lfa_check_target(int fd, int64_t offset, int64_t len, int64_t max_end, struc
 		return EINVAL;
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return EBADF;
-	if (!looked && (err = lfa_look_at_target(fd, t)) != 0)
+	if (!looked && (err = lfa_look_at_target(fd, t, NULL)) != 0)
 		return err;
 	mode = t->mode;
 	/* (An active swapfile, ETXTBSY to the kernel, cannot be seen from

@@ -739,7 +739,7 @@ START_TEST(look_without_statx)
 	ck_assert_int_eq(fstat64(fd, &st), 0);
 	statx_errno = ENOSYS;
 	memset(&t, 0xa5, sizeof t);
-	ck_assert_int_eq(lfa_look_at_target(fd, &t), 0);
+	ck_assert_int_eq(lfa_look_at_target(fd, &t, NULL), 0);
 	ck_assert_uint_eq(t.mode, st.st_mode);
 	ck_assert_int_eq(t.size, st.st_size);
 	ck_assert_int_eq(t.blocks, st.st_blocks);
@@ -748,9 +748,9 @@ START_TEST(look_without_statx)
 	ck_assert_int_eq(t.immutable, 0);
 	ck_assert_int_eq(t.append_only, 0);
 	ck_assert_uint_eq(t.mount, 0);
-	ck_assert_int_eq(lfa_look_at_target(closed, &t), EBADF);
+	ck_assert_int_eq(lfa_look_at_target(closed, &t, NULL), EBADF);
 	statx_errno = EACCES;
-	ck_assert_int_eq(lfa_look_at_target(fd, &t), EACCES);
+	ck_assert_int_eq(lfa_look_at_target(fd, &t, NULL), EACCES);
 	statx_errno = 0;
 	close(fd);
 }

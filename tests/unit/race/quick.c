@@ -303,7 +303,7 @@ static void quick_step_on(long fs_type, int quick)
 	struct lfa_target t;
 	const char *p = fresh("quick-fs");
 	unsigned char *want = calloc(1, 8192), *old = pattern(4096, 21);
-	int fd, looked, r;
+	int fd, looked = 0, r;
 
 	/* The step is one append (RWF_APPEND): where pwritev2 refuses it
 	 * (qemu-user), the engine does the work everywhere. */
@@ -340,7 +340,7 @@ START_TEST(quick_step_dropped_append_stays_in_the_range)
 	struct lfa_target t;
 	const char *p = fresh("quick-dropped");
 	unsigned char *want = calloc(1, 8192), *old = pattern(4096, 22);
-	int fd, looked, r;
+	int fd, looked = 0, r;
 
 	if (real_refuses(0x10)) {
 		fprintf(stderr, "skipping: pwritev2 refuses RWF_APPEND here (qemu-user?)\n");
