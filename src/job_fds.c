@@ -25,14 +25,23 @@
  * for a reopened one the same file, since a stale or early slot may name
  * a number another thread reused.
  *
- * What remains: a fork from another thread in the few instructions between
- * the syscall that made a descriptor and the store that records it gives the
- * child that one descriptor (closed when the child calls exec, O_CLOEXEC);
- * under qemu-user, whose fork holds every other guest thread at its next
- * guest instruction, that window is the whole syscall.  Closing it would
- * make a fork wait for another thread's open(), which a FUSE or network
- * filesystem can hold for as long as it likes.  The same goes for one made
- * by open() below 3, in the two syscalls that move it up.
+ * A descriptor being made is the other side: a fork between the syscall
+ * that makes it and the store that records it would give the child a
+ * number no slot names (under load a thread is often preempted there, and
+ * qemu-user holds it there for the whole fork).  So the two meet as in
+ * Dekker's algorithm: a call reserves its slot and then looks for a fork
+ * in progress, a fork counts itself and then looks for slots being made
+ * by other threads.  One of them sees the other: the call then gives its
+ * slot back and lets the fork end first, or the fork waits for the
+ * descriptor to be recorded (a dup, an open of the file or of
+ * /proc/self/mountinfo).  Both waits are bounded (FORK_WAIT_NS, CALL_WAIT_NS):
+ * past them, as for a fork from the making thread's own signal handler,
+ * the child may hold that one descriptor (closed when it calls exec,
+ * O_CLOEXEC).  So a fork waits only while another thread makes a call's
+ * descriptor, at most 100 ms (long enough for a preempted thread to run
+ * again on a loaded machine): an open() that a FUSE or network filesystem
+ * holds longer is not waited for to its end
+ * (tests/unit/race/descriptors.c: fork_between_dup_and_record).
  * A child made without fork(3)'s handlers (_Fork, vfork, clone, a raw
  * syscall; posix_spawn, which then execs) keeps every descriptor of a call
  * in progress until it calls exec.  And a call made while more than
@@ -44,7 +53,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "job_fds.h"
@@ -53,12 +64,15 @@
 #define SLOT_FREE 0
 #define SLOT_MAKING (-1) /* reserved: its descriptor is being made */
 #define KCMP_FILE_TYPE 0 /* linux/kcmp.h's KCMP_FILE */
+#define FORK_WAIT_NS (100 * 1000000LL) /* a fork, for descriptors being made */
+#define CALL_WAIT_NS (50 * 1000000LL) /* a call, for forks in progress */
 
 /* state: free, reserved, the descriptor + 1 (open), or -(descriptor + 2)
  * (closed while a fork was in progress).  The rest is written while the
  * slot is reserved, before its descriptor exists. */
 struct job_slot {
 	int state;
+	uintptr_t maker;     /* the thread making its descriptor (pthread_self) */
 	int copies;          /* the caller's descriptor it duplicates; -1: a reopen */
 	uint64_t dev, ino;   /* a reopen's file */
 };
@@ -70,9 +84,40 @@ static unsigned forks_in_progress;
  * (a progress callback that forked) sees it and stops writing. */
 static unsigned fork_generation;
 
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Whether a wait that started at *start (0: not yet) may go on. */
+static int may_wait(int64_t *start, int64_t limit)
+{
+	if (!*start)
+		*start = now_ns();
+	else if (now_ns() - *start > limit)
+		return 0;
+	sched_yield();
+	return 1;
+}
+
+/* Counted first, then the slots looked at (the call's side is in
+ * reserve_slot): a descriptor another thread is making is waited for, so
+ * that the copy of the descriptor table that follows has it recorded. */
 static void fork_prepare(void)
 {
+	uintptr_t self = (uintptr_t)pthread_self();
+	int64_t start = 0;
+	int i;
+
 	__atomic_add_fetch(&forks_in_progress, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < JOB_FD_SLOTS; i++)
+		while (__atomic_load_n(&slots[i].state, __ATOMIC_SEQ_CST) == SLOT_MAKING &&
+		       __atomic_load_n(&slots[i].maker, __ATOMIC_RELAXED) != self)
+			if (!may_wait(&start, FORK_WAIT_NS))
+				return;
 }
 
 static void fork_parent(void)
@@ -133,7 +178,7 @@ __attribute__((constructor)) static void register_fork_handler(void)
 
 /* A free slot, or a closed one once no fork is in progress: every fork
  * that could have copied its descriptor has then ended. */
-static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
+static int claim_slot(void)
 {
 	int i, expect;
 
@@ -144,14 +189,38 @@ static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
 		     __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0))
 			continue;
 		if (__atomic_compare_exchange_n(&slots[i].state, &expect, SLOT_MAKING, 0,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			slots[i].copies = copies;
-			slots[i].dev = dev;
-			slots[i].ino = ino;
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			return i;
-		}
 	}
 	return -1;
+}
+
+/* Reserved, then a fork in progress looked for (fork_prepare's side): one
+ * that may have looked at the slot before it was reserved is let end
+ * first.  Past CALL_WAIT_NS the call goes on. */
+static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
+{
+	int64_t start = 0;
+	int i;
+
+	while ((i = claim_slot()) >= 0 &&
+	       __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0) {
+		__atomic_store_n(&slots[i].state, SLOT_FREE, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0 &&
+		       may_wait(&start, CALL_WAIT_NS))
+			;
+		if (start && now_ns() - start > CALL_WAIT_NS) {
+			i = claim_slot();
+			break;
+		}
+	}
+	if (i >= 0) {
+		__atomic_store_n(&slots[i].maker, (uintptr_t)pthread_self(), __ATOMIC_RELAXED);
+		slots[i].copies = copies;
+		slots[i].dev = dev;
+		slots[i].ino = ino;
+	}
+	return i;
 }
 
 static int record(int slot, int fd)

@@ -16,8 +16,10 @@
 # a held descriptor is reported, not failed: qemu's fork stops every other
 # guest thread at its next guest instruction, so a thread whose dup or open
 # returns while the fork runs is held before the store that records the new
-# descriptor.  The residual window (src/job_fds.c), a few instructions on a
-# real CPU, becomes the whole syscall there: 9 of 64 runs held one here.
+# descriptor: 9 of 64 runs held one there before the fork's handler waited
+# for descriptors being made (src/job_fds.c; the instant itself is
+# check_race's fork_between_dup_and_record), which a wait bounded at
+# 100 ms may still miss there.
 . "${top_srcdir:-.}/tests/lib/lib.sh"
 prog=$top_builddir/tests/calls/fork-mid-call
 [ -x "$prog" ] || fail "no $prog"

@@ -106,6 +106,84 @@ START_TEST(dup2_mid_call_cannot_redirect)
 }
 END_TEST
 
+/* The forker of fork_between_dup_and_record, and what its child saw. */
+static int forker_started, child_held = -1;
+
+/* In the child: a descriptor of the job's file other than the caller's. */
+static int holds_job_file(void)
+{
+	struct stat st, job;
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int fd, found = 0;
+
+	if (!dir || stat(job_path, &job) != 0)
+		return 2;
+	while ((d = readdir(dir))) {
+		fd = atoi(d->d_name);
+		if (d->d_name[0] == '.' || fd == dirfd(dir) || fd == job_fd)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_dev == job.st_dev && st.st_ino == job.st_ino)
+			found = 1;
+	}
+	closedir(dir);
+	return found;
+}
+
+static void *fork_now(void *arg)
+{
+	int status;
+	pid_t pid;
+
+	(void)arg;
+	__atomic_store_n(&forker_started, 1, __ATOMIC_SEQ_CST);
+	pid = fork();
+	if (pid == 0)
+		_exit(holds_job_file());
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		child_held = WEXITSTATUS(status);
+	return NULL;
+}
+
+static pthread_t forker;
+
+/* The thread that made the job's descriptor is held (preempted, or by
+ * qemu-user) between the dup and the store that records it, while
+ * another thread forks. */
+static int fork_while_held(void)
+{
+	struct timespec held = { 0, 20 * 1000000 };
+
+	ck_assert_int_eq(pthread_create(&forker, NULL, fork_now, NULL), 0);
+	while (!__atomic_load_n(&forker_started, __ATOMIC_SEQ_CST))
+		sched_yield();
+	nanosleep(&held, NULL);
+	return 0;
+}
+
+/* A child forked between the syscall that made a call's descriptor and
+ * the store that records it holds none of the call's descriptors: the
+ * fork waits for the record (job_fds.c).  Before, the child kept it. */
+START_TEST(fork_between_dup_and_record)
+{
+	const char *p = fresh("fork-held");
+	int fd;
+
+	become_multithreaded();
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	forker_started = 0;
+	child_held = -1;
+	script("fcntl_dupfd", 1, 1, fork_while_held);
+	ck_assert_int_eq(job(fd, 0, MiB, NULL, NULL), 0);
+	ck_assert_int_eq(pthread_join(forker, NULL), 0);
+	ck_assert_msg(child_held == 0, "the child forked before the record %s",
+		      child_held == 1 ? "held the call's descriptor" : "could not look");
+	close(fd);
+	expect_bytes(p, NULL, MiB);
+}
+END_TEST
+
 static int noatime_seen = -1;
 
 /* Every descriptor of this process for the job's file carries O_NOATIME. */
@@ -164,5 +242,6 @@ void race_descriptors_tests(TCase *tc)
 	tcase_add_test(tc, append_descriptor_without_a_reopen_is_ebadf);
 	tcase_add_test(tc, callers_lease_is_kept);
 	tcase_add_test(tc, dup2_mid_call_cannot_redirect);
+	tcase_add_test(tc, fork_between_dup_and_record);
 	tcase_add_test(tc, reopened_descriptor_keeps_noatime);
 }

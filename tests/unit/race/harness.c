@@ -332,6 +332,30 @@ int open_2_in_library(const char *path, int flags)
 	return ((int (*)(const char *, int))real_fn("__open_2"))(path, flags);
 }
 
+/* The library's fcntl, whatever _FILE_OFFSET_BITS renames this file's to:
+ * after an F_DUPFD_CLOEXEC that made a descriptor, the script's
+ * "fcntl_dupfd" act runs (the instant before job_fds.c records it). */
+int fcntl_in_library(int fd, int cmd, ...) __asm__("fcntl");
+int fcntl_in_library(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+	int r, err;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (cmd == F_DUPFD_CLOEXEC)
+		hook_point("fcntl_dupfd", 0);
+	r = ((int (*)(int, int, ...))real_fn("fcntl"))(fd, cmd, arg);
+	if (cmd == F_DUPFD_CLOEXEC && r >= 0) {
+		err = errno;
+		hook_point("fcntl_dupfd", 1);
+		errno = err;
+	}
+	return r;
+}
+
 int fstatfs_calls;
 
 int fstatfs64(int fd, struct statfs64 *sf)
