@@ -10,7 +10,8 @@
 # cannot be had: exit 77 (make check-vm-ceph and lane.sh take it as a skip).
 # LFA_CEPH_ARGS: guest-ceph.sh's arguments instead (RECORDS RUNS);
 # LFA_CEPH_SECOND=fuse: the appending client is ceph-fuse, not a second
-# kernel client.
+# kernel client.  LFA_CEPH_ROWS: the race's rows (default "ours
+# ours-seccomp glibc own"; glibc and own must be among them).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)

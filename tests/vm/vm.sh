@@ -16,8 +16,8 @@
 # -d gives the guest an empty disk of that size, /dev/vda (virtio, sparse
 # on the host, removed at exit), for filesystems of its own.
 # Runs "sh SCRIPT ARG..." as root in the guest, in the current directory,
-# with LFA_SHARED_ROWS, LFA_NFS_ROWS and LFA_CEPH_SECOND from our environment, its output
-# on ours and its exit status as ours.  Exit 77 (and why)
+# with LFA_SHARED_ROWS, LFA_NFS_ROWS, LFA_CEPH_SECOND and LFA_CEPH_ROWS
+# from our environment, its output on ours and its exit status as ours.  Exit 77 (and why)
 # where the machine cannot: no qemu-system-x86_64, no busybox-static, no
 # kernel package to be had.  LFA_VM_CACHE=DIR keeps the unpacked kernel and
 # the initramfs there between runs (CI: one per job); without it they are
@@ -118,7 +118,7 @@ quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 	printf 'cd %s || exit 99\n' "'$(pwd)'"
 	# The guest's init starts the job with an empty environment: the
 	# guest scripts' own settings go with it (single-line values).
-	for v in LFA_SHARED_ROWS LFA_NFS_ROWS LFA_CEPH_SECOND; do
+	for v in LFA_SHARED_ROWS LFA_NFS_ROWS LFA_CEPH_SECOND LFA_CEPH_ROWS; do
 		eval "[ -n \"\${$v+set}\" ]" || continue
 		printf 'export %s=%s\n' "$v" "$(eval quote "\"\$$v\"")"
 	done
