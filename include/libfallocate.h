@@ -103,7 +103,10 @@ enum lfa_reason {
 	LFA_REASON_KERNEL = 1, /* the kernel said native_error (ENOSYS or EOPNOTSUPP) */
 	LFA_REASON_FORCED = 2, /* LFA_EMULATION_ALWAYS, or LIBFALLOCATE_EMULATION=always */
 	LFA_REASON_UNRESERVED = 3 /* the kernel said 0, but the file's blocks
-				     cannot hold the range (LFA_NOTE_UNRESERVED) */
+				     cannot hold the range, or the filesystem's
+				     0 is never taken (LFA_NOTE_UNRESERVED);
+				     past the end of file there the kernel is
+				     not asked (native_error 0) */
 };
 
 /* How the emulation found the holes of the old file (lfa_report.holes). */
