@@ -27,32 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/testutil.h"
+
 static pid_t (*fork_fn)(void);
 static volatile int caller_fd = -1, done;
 static volatile dev_t file_dev;
 static volatile ino_t file_ino;
 static long children, held;
-
-/* In the child: a descriptor of the file other than the caller's. */
-static int holds_the_file(void)
-{
-	struct dirent *e;
-	struct stat st;
-	DIR *d = opendir("/proc/self/fd");
-	int fd, found = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		fd = atoi(e->d_name);
-		if (e->d_name[0] == '.' || fd == dirfd(d) || fd == caller_fd)
-			continue;
-		if (fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
-			found = 1;
-	}
-	closedir(d);
-	return found;
-}
 
 static void *forker(void *arg)
 {
@@ -63,7 +44,7 @@ static void *forker(void *arg)
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
 		pid = fork_fn();
 		if (pid == 0)
-			_exit(holds_the_file());
+			_exit(holds_other_descriptor(file_dev, file_ino, caller_fd) == 1);
 		if (pid < 0)
 			continue;
 		children++;

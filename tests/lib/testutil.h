@@ -5,6 +5,7 @@
 #define LFA_TESTUTIL_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -241,6 +242,29 @@ static inline int process_single_threaded(void)
 #else
 	return 0;
 #endif
+}
+
+/* Whether this process holds a descriptor of the file (dev, ino) other
+ * than except: 1 or 0, -1 where /proc/self/fd cannot be read (a child
+ * forked while a call ran looks with it). */
+static inline int holds_other_descriptor(dev_t dev, ino_t ino, int except)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir("/proc/self/fd");
+	int fd, found = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fd == except)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+			found = 1;
+	}
+	closedir(d);
+	return found;
 }
 
 #endif

@@ -283,6 +283,20 @@ START_TEST(kernel_success_passes_through)
 }
 END_TEST
 
+/* The emulation refused before its first write after a 0 that reserved
+ * nothing: the 0 stands, reported, nothing written, the size as it was. */
+static void zero_stands(int fd, int64_t len, int64_t size)
+{
+	struct lfa_report rep = LFA_REPORT_INIT;
+
+	ck_assert_int_eq(lfa_allocate(fd, 0, len, NULL, &rep), 0);
+	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+	ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
+	ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED);
+	ck_assert_uint_eq(rep.bytes_written, 0);
+	ck_assert_int_eq(file_size(fd), size);
+}
+
 /* A layer that answers 0 and reserves nothing, as Linux 6.1's SMB3 client
  * holding a lease does over Samba: the file's blocks cannot hold the
  * range, so the emulation does the work, reported (LFA_REASON_UNRESERVED
@@ -325,13 +339,7 @@ START_TEST(kernel_that_reserved_nothing)
 	/* refused (EPERM, immutable) before any write: the 0 stands */
 	statx_immutable = !_i;
 	if (statx_immutable) {
-		rep = (struct lfa_report)LFA_REPORT_INIT;
-		ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), 0);
-		ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
-		ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
-		ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED);
-		ck_assert_uint_eq(rep.bytes_written, 0);
-		ck_assert_int_eq(file_size(fd), MiB);
+		zero_stands(fd, 4 * MiB, MiB);
 		statx_immutable = 0;
 	}
 
@@ -386,14 +394,8 @@ START_TEST(kernel_not_asked_where_its_zero_only_grows)
 	/* refused (EPERM, immutable) before any write: asked now, its 0
 	 * stands, reported */
 	statx_immutable = 1;
-	rep = (struct lfa_report)LFA_REPORT_INIT;
-	ck_assert_int_eq(lfa_allocate(fd, 0, 4 * MiB, NULL, &rep), 0);
+	zero_stands(fd, 4 * MiB, MiB);
 	ck_assert_int_eq(fallocate_calls, 2);
-	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
-	ck_assert_int_eq(rep.reason, LFA_REASON_NONE);
-	ck_assert_uint_eq(rep.notes, LFA_NOTE_UNRESERVED);
-	ck_assert_uint_eq(rep.bytes_written, 0);
-	ck_assert_int_eq(file_size(fd), MiB);
 
 	/* its error is the call's; EOPNOTSUPP leaves the refusal's */
 	fallocate_lies = 0;

@@ -109,27 +109,6 @@ END_TEST
 /* The forker of fork_between_dup_and_record, and what its child saw. */
 static int forker_started, child_held = -1;
 
-/* In the child: a descriptor of the job's file other than the caller's. */
-static int holds_job_file(void)
-{
-	struct stat st, job;
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/fd");
-	int fd, found = 0;
-
-	if (!dir || stat(job_path, &job) != 0)
-		return 2;
-	while ((d = readdir(dir))) {
-		fd = atoi(d->d_name);
-		if (d->d_name[0] == '.' || fd == dirfd(dir) || fd == job_fd)
-			continue;
-		if (fstat(fd, &st) == 0 && st.st_dev == job.st_dev && st.st_ino == job.st_ino)
-			found = 1;
-	}
-	closedir(dir);
-	return found;
-}
-
 static void *fork_now(void *arg)
 {
 	int status;
@@ -138,8 +117,13 @@ static void *fork_now(void *arg)
 	(void)arg;
 	__atomic_store_n(&forker_started, 1, __ATOMIC_SEQ_CST);
 	pid = fork();
-	if (pid == 0)
-		_exit(holds_job_file());
+	if (pid == 0) {
+		struct stat job;
+		int held = stat(job_path, &job) == 0 ?
+			   holds_other_descriptor(job.st_dev, job.st_ino, job_fd) : -1;
+
+		_exit(held < 0 ? 2 : held);
+	}
 	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
 		child_held = WEXITSTATUS(status);
 	return NULL;
