@@ -38,50 +38,20 @@ static int short_of(int64_t blocks, int64_t len)
 	return blocks < (len - 1) / 512 + 1;
 }
 
-/* What the kernel keeps of the file. */
-struct kept {
-	int64_t blocks, size;
-	uint64_t dev, mount;
-};
-
-/* One look at it: 0, or -1 where nothing could be looked at. */
-static int look_kept(int fd, struct kept *k, unsigned *syscalls)
+/* Whether the count the kernel keeps falls short of len now (no count
+ * proves nothing). */
+static int kept_short(int fd, int64_t len, unsigned *syscalls)
 {
 	struct stat64 st;
 #ifdef HAVE_STATX
 	struct statx sx;
 
 	++*syscalls;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		  STATX_BLOCKS | STATX_SIZE | LFA_STATX_MNT_ID_UNIQUE, &sx) == 0) {
-		/* No count is a count that proves nothing. */
-		k->blocks = (sx.stx_mask & STATX_BLOCKS) ? (int64_t)sx.stx_blocks : 0;
-		k->size = (sx.stx_mask & STATX_SIZE) ? (int64_t)sx.stx_size : 0;
-		k->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-		k->mount = 0;
-#ifdef HAVE_STRUCT_STATX_STX_MNT_ID
-		if (sx.stx_mask & LFA_STATX_MNT_ID_UNIQUE)
-			k->mount = sx.stx_mnt_id;
-#endif
-		return 0;
-	}
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BLOCKS, &sx) == 0)
+		return !(sx.stx_mask & STATX_BLOCKS) || short_of((int64_t)sx.stx_blocks, len);
 #endif
 	++*syscalls;
-	if (fstat64(fd, &st) != 0)
-		return -1;
-	k->blocks = st.st_blocks;
-	k->size = st.st_size;
-	k->dev = st.st_dev;
-	k->mount = 0;
-	return 0;
-}
-
-/* Whether the count the kernel keeps falls short of len now. */
-static int kept_short(int fd, int64_t len, unsigned *syscalls)
-{
-	struct kept k;
-
-	return look_kept(fd, &k, syscalls) == 0 && short_of(k.blocks, len);
+	return fstat64(fd, &st) == 0 && short_of(st.st_blocks, len);
 }
 
 /* Whether the count the filesystem gives, asked now, falls short. */
