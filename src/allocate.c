@@ -102,8 +102,7 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		const struct lfa_job_options *opt, struct lfa_job_report *rep)
 {
 	struct lfa_target target;
-	struct lfa_before before = { 0 };
-	int saved_errno, bound, bound_slot, looked = 0, err;
+	int saved_errno, bound, bound_slot, looked = 0, before, err;
 
 	memset(rep, 0, sizeof *rep);
 	/* The common case, the kernel allocating, costs the syscall and one
@@ -122,17 +121,18 @@ int lfa_run_job(const char *caller, int fd, int64_t offset, int64_t len, int64_t
 		 * kernel said, and the kernel's 0 would only grow the file, the
 		 * kernel is not asked.  Where the kernel changes nothing (not
 		 * asked, or an error), that look serves the emulation. */
-		if (lfa_look_before(fd, offset, len, &target, &before, rep)) {
+		before = lfa_look_before(fd, offset, len, &target, rep);
+		if (before > 0) {
 			rep->unreserved = rep->not_asked = 1;
 		} else {
 			rep->syscalls++;
 			err = rep->native_error = lfa_sys_fallocate(fd, 0, offset, len);
-			if (!err)
-				rep->unreserved = lfa_native_unreserved(fd, len, &before, rep);
+			if (!err && before == 0)
+				rep->unreserved = lfa_native_unreserved(fd, len, &target, rep);
 			if (!rep->unreserved && (!err || (err != ENOSYS && err != EOPNOTSUPP)))
 				goto out;
 		}
-		looked = before.looked && (rep->not_asked || !rep->unreserved);
+		looked = before >= 0 && (rep->not_asked || !rep->unreserved);
 	}
 	/* The emulation, or an off_t narrower than the kernel's that cannot
 	 * express the end: lfa_check_target then fails with EFBIG where the

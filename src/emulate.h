@@ -127,31 +127,24 @@ int lfa_emulate(int fd, int64_t offset, int64_t len, const struct lfa_target *t,
 int lfa_extend_quickly(int fd, int64_t offset, int64_t len, const struct lfa_job_options *opt,
 		       struct lfa_job_report *rep, struct lfa_target *t, int *looked) LFA_HIDDEN;
 
-/* One look at the file before the kernel is asked (what the kernel keeps:
- * no server is asked), for lfa_native_unreserved. */
-struct lfa_before {
-	int looked;            /* the rest is set */
-	int on_block_device;
-	int covered;           /* the file's blocks held len bytes */
-	uint64_t dev, mount;   /* mount: statx's unique mount id, or 0 */
-};
-
-/* Takes that look (lfa_look_at_target, into t, which serves the
- * emulation too where the kernel then changes nothing).  Returns 1 where
- * the kernel's 0 would not be taken (the filesystem's 0 may reserve
- * nothing) and would only grow the file past its end: the kernel is then
- * not asked.  Keeps errno; counts its syscalls in rep, and leaves there
- * what it learned of the filesystem. */
+/* One look at the file before the kernel is asked (lfa_look_at_target,
+ * into t: what the kernel keeps, no server asked), which serves
+ * lfa_native_unreserved and, where the kernel then changes nothing, the
+ * emulation.  Returns -1 where the look failed, 1 where the kernel's 0
+ * would not be taken (the filesystem's 0 may reserve nothing) and would
+ * only grow the file past its end: the kernel is then not asked; else 0.
+ * Keeps errno; counts its syscalls in rep, and leaves there what it
+ * learned of the filesystem. */
 int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_target *t,
-		    struct lfa_before *b, struct lfa_job_report *rep) LFA_HIDDEN;
+		    struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* Whether the kernel's 0 for fallocate(fd, 0, offset, len) cannot be
  * taken: the file's blocks, as a look that reaches the held file shows
  * them, hold fewer than len bytes, or the filesystem's 0 may reserve
- * nothing (SMB, ceph-fuse, one not known).  b: the look before.  Keeps
- * errno; counts its syscalls in rep, and leaves there what it learned of
- * the filesystem. */
-int lfa_native_unreserved(int fd, int64_t len, const struct lfa_before *b,
+ * nothing (SMB, ceph-fuse, one not known).  before: lfa_look_before's
+ * look, which succeeded.  Keeps errno; counts its syscalls in rep, and
+ * leaves there what it learned of the filesystem. */
+int lfa_native_unreserved(int fd, int64_t len, const struct lfa_target *before,
 			  struct lfa_job_report *rep) LFA_HIDDEN;
 
 /* The whole job of posix_fallocate and of the public lfa_allocate: the

@@ -73,35 +73,38 @@ static int short_when_asked(int fd, int64_t len, unsigned *syscalls)
 
 /* The table's facts of the file's filesystem, left in rep for the
  * emulation; -1 where statfs fails. */
-static int learn_facts(int fd, const struct lfa_before *b, struct lfa_job_report *rep)
+static int learn_facts(int fd, const struct lfa_target *t, struct lfa_job_report *rep)
 {
 	uint32_t fs_type;
 	int64_t fs_block;
 
 	if (rep->fs_known)
 		return 0;
-	if (lfa_mount_facts(fd, b->mount, &fs_type, &fs_block, &rep->syscalls) != 0)
+	if (lfa_mount_facts(fd, t->mount, &fs_type, &fs_block, &rep->syscalls) != 0)
 		return -1;
-	rep->fs_facts = lfa_fs_facts(fs_type, b->dev, &rep->syscalls);
+	rep->fs_facts = lfa_fs_facts(fs_type, t->dev, &rep->syscalls);
 	rep->fs_known = 1;
-	rep->fs_dev = b->dev;
+	rep->fs_dev = t->dev;
 	rep->fs_type = fs_type;
 	rep->fs_block = fs_block;
 	return 0;
 }
 
+/* A disk's filesystem: on a block device (t: a look that succeeded). */
+static int on_block_device(const struct lfa_target *t)
+{
+	return major(t->dev) != 0;
+}
+
 int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_target *t,
-		    struct lfa_before *b, struct lfa_job_report *rep)
+		    struct lfa_job_report *rep)
 {
 	int saved_errno = errno, empty_zero = 0;
 
-	b->looked = lfa_look_at_target(fd, t, &rep->syscalls) == 0;
-	if (!b->looked)
-		goto out;
-	b->dev = t->dev;
-	b->mount = t->mount;
-	b->covered = !short_of(t->blocks, len);
-	b->on_block_device = major(t->dev) != 0;
+	if (lfa_look_at_target(fd, t, &rep->syscalls) != 0) {
+		errno = saved_errno;
+		return -1;
+	}
 	/* Where the 0 would be second-guessed whatever the blocks show and
 	 * the range passes the end of file, the kernel's 0 would only grow
 	 * the file by its size (ceph-fuse's, SMB3's SetEOF), and the
@@ -109,36 +112,35 @@ int lfa_look_before(int fd, int64_t offset, int64_t len, struct lfa_target *t,
 	 * range it could have appended: the kernel is not asked.  A disk's
 	 * filesystem is not second-guessed so; the size may be stale, which
 	 * only decides whether the facts are looked up now or after. */
-	if (b->on_block_device || !S_ISREG(t->mode) || offset > INT64_MAX - len ||
+	if (on_block_device(t) || !S_ISREG(t->mode) || offset > INT64_MAX - len ||
 	    offset + len <= t->size)
 		goto out;
-	if (learn_facts(fd, b, rep) == 0 && (rep->fs_facts & LFA_FS_ZERO_LIES))
+	if (learn_facts(fd, t, rep) == 0 && (rep->fs_facts & LFA_FS_ZERO_LIES))
 		empty_zero = 1;
 out:
 	errno = saved_errno;
 	return empty_zero;
 }
 
-int lfa_native_unreserved(int fd, int64_t len, const struct lfa_before *b,
+int lfa_native_unreserved(int fd, int64_t len, const struct lfa_target *before,
 			  struct lfa_job_report *rep)
 {
 	int saved_errno = errno, unreserved = 0, short_kept = -1;
+	int covered = !short_of(before->blocks, len);
 
-	if (!b->looked)
-		goto out;
 	/* A disk's filesystem: the kernel's 0 frees no block, so a count
 	 * that covered the range before it still does; else one more look. */
-	if (b->on_block_device) {
-		if (b->covered || !(short_kept = kept_short(fd, len, &rep->syscalls)))
+	if (on_block_device(before)) {
+		if (covered || !(short_kept = kept_short(fd, len, &rep->syscalls)))
 			goto out;
 	}
-	if (learn_facts(fd, b, rep) != 0)
+	if (learn_facts(fd, before, rep) != 0)
 		goto out;
 	if (rep->fs_facts & LFA_FS_ZERO_LIES) {
 		unreserved = 1;
 		goto out;
 	}
-	if ((rep->fs_facts & LFA_FS_BY_NAME) || b->covered)
+	if ((rep->fs_facts & LFA_FS_BY_NAME) || covered)
 		goto out;
 	if (short_kept < 0)
 		short_kept = kept_short(fd, len, &rep->syscalls);
