@@ -201,18 +201,13 @@ static int claim_slot(void)
 static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
 {
 	int64_t start = 0;
-	int i;
+	int i, waited_out = 0;
 
-	while ((i = claim_slot()) >= 0 &&
+	while ((i = claim_slot()) >= 0 && !waited_out &&
 	       __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0) {
 		__atomic_store_n(&slots[i].state, SLOT_FREE, __ATOMIC_SEQ_CST);
-		while (__atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0 &&
-		       may_wait(&start, CALL_WAIT_NS))
-			;
-		if (start && now_ns() - start > CALL_WAIT_NS) {
-			i = claim_slot();
-			break;
-		}
+		while (!waited_out && __atomic_load_n(&forks_in_progress, __ATOMIC_SEQ_CST) != 0)
+			waited_out = !may_wait(&start, CALL_WAIT_NS);
 	}
 	if (i >= 0) {
 		__atomic_store_n(&slots[i].maker, (uintptr_t)pthread_self(), __ATOMIC_RELAXED);
