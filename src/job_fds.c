@@ -72,7 +72,8 @@
  * slot is reserved, before its descriptor exists. */
 struct job_slot {
 	int state;
-	uintptr_t maker;     /* the thread making its descriptor (pthread_self) */
+	uintptr_t maker;     /* the thread making its descriptor (pthread_self); 0
+			      * from its record on (see record) */
 	int copies;          /* the caller's descriptor it duplicates; -1: a reopen */
 	uint64_t dev, ino;   /* a reopen's file */
 };
@@ -163,8 +164,10 @@ static void close_in_child(void)
 			close(fd);
 	}
 	/* The child's own calls start with an empty table. */
-	for (i = 0; i < JOB_FD_SLOTS; i++)
+	for (i = 0; i < JOB_FD_SLOTS; i++) {
+		__atomic_store_n(&slots[i].maker, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots[i].state, SLOT_FREE, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&forks_in_progress, 0, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&fork_generation, 1, __ATOMIC_RELAXED);
 }
@@ -218,10 +221,16 @@ static int reserve_slot(int copies, uint64_t dev, uint64_t ino)
 	return i;
 }
 
+/* The maker is forgotten before the slot leaves SLOT_MAKING: a thread that
+ * claims it next names itself only after its claim, and a fork read in
+ * between must not take that thread for this one (for itself, if it made
+ * this one) and skip the wait. */
 static int record(int slot, int fd)
 {
-	if (slot >= 0)
+	if (slot >= 0) {
+		__atomic_store_n(&slots[slot].maker, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots[slot].state, fd >= 0 ? fd + 1 : SLOT_FREE, __ATOMIC_RELEASE);
+	}
 	return fd;
 }
 
