@@ -41,7 +41,8 @@
  * descriptor, at most 100 ms (long enough for a preempted thread to run
  * again on a loaded machine): an open() that a FUSE or network filesystem
  * holds longer is not waited for to its end
- * (tests/unit/race/descriptors.c: fork_between_dup_and_record).
+ * (tests/unit/race/descriptors.c: fork_between_dup_and_record,
+ * fork_while_a_slot_changes_hands).
  * A child made without fork(3)'s handlers (_Fork, vfork, clone, a raw
  * syscall; posix_spawn, which then execs) keeps every descriptor of a call
  * in progress until it calls exec.  And a call made while more than

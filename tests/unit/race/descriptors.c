@@ -168,6 +168,107 @@ START_TEST(fork_between_dup_and_record)
 }
 END_TEST
 
+/* fork_while_a_slot_changes_hands: a second thread that has claimed a
+ * slot and not yet named itself its maker, then made its descriptor. */
+static int second_claimed, second_duped, second_result = -1, hold_fork_for_dup;
+static pthread_t second;
+
+static void hold_20_ms(void)
+{
+	struct timespec held = { 0, 20 * 1000000 };
+
+	nanosleep(&held, NULL);
+}
+
+/* Its descriptor made, not yet recorded. */
+static int hold_after_dup(void)
+{
+	__atomic_store_n(&second_duped, 1, __ATOMIC_SEQ_CST);
+	hold_20_ms();
+	return 0;
+}
+
+/* The slot claimed, its maker not yet named; then on to the dup. */
+static int hold_before_naming(void)
+{
+	__atomic_store_n(&second_claimed, 1, __ATOMIC_SEQ_CST);
+	hold_20_ms();
+	hk.fn = "fcntl_dupfd";
+	hk.calls = 0;
+	hk.nth = 1;
+	hk.after = 1;
+	hk.act = hold_after_dup;
+	return 0;
+}
+
+static void *second_call(void *arg)
+{
+	script("pthread_self", 1, 0, hold_before_naming);
+	second_result = job(*(int *)arg, 0, MiB, NULL, NULL);
+	return NULL;
+}
+
+/* Run after job_fds.c's prepare handler, as handlers registered earlier
+ * are (this constructor runs before the library's): the copy of the
+ * descriptor table comes after the second thread's dup, as where the
+ * forking thread is preempted there.  At most a second. */
+static void prepare_after_the_library(void)
+{
+	int i;
+
+	if (!__atomic_load_n(&hold_fork_for_dup, __ATOMIC_SEQ_CST))
+		return;
+	for (i = 0; i < 1000 && !__atomic_load_n(&second_duped, __ATOMIC_SEQ_CST); i++) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+}
+
+__attribute__((constructor(101))) static void register_before_the_library(void)
+{
+	pthread_atfork(prepare_after_the_library, NULL, NULL);
+}
+
+/* The thread that made a slot's last descriptor forks while another thread
+ * has claimed that slot and not yet named itself: the fork still waits for
+ * that thread's descriptor to be recorded (job_fds.c, record).  Before, it
+ * took the slot's old maker, itself, for the new one and did not wait: the
+ * child held the descriptor. */
+START_TEST(fork_while_a_slot_changes_hands)
+{
+	const char *p = fresh("fork-handed");
+	struct stat file;
+	int fd, status, held = -1;
+	pid_t pid;
+
+	become_multithreaded();
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(job(fd, 0, MiB, NULL, NULL), 0); /* this thread made the slot's last */
+	ck_assert_int_eq(stat(p, &file), 0);
+	second_claimed = second_duped = 0;
+	ck_assert_int_eq(pthread_create(&second, NULL, second_call, &fd), 0);
+	while (!__atomic_load_n(&second_claimed, __ATOMIC_SEQ_CST))
+		sched_yield();
+	__atomic_store_n(&hold_fork_for_dup, 1, __ATOMIC_SEQ_CST);
+	pid = fork();
+	if (pid == 0)
+		_exit(holds_other_descriptor(file.st_dev, file.st_ino, fd) ? 1 : 0);
+	__atomic_store_n(&hold_fork_for_dup, 0, __ATOMIC_SEQ_CST);
+	ck_assert_int_gt(pid, 0);
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		held = WEXITSTATUS(status);
+	ck_assert_int_eq(pthread_join(second, NULL), 0);
+	ck_assert_int_eq(second_result, 0);
+	ck_assert_int_eq(__atomic_load_n(&second_duped, __ATOMIC_SEQ_CST), 1);
+	ck_assert_msg(held == 0, "the child %s", held == 1 ? "held the second call's descriptor" :
+						      "could not look");
+	close(fd);
+	expect_bytes(p, NULL, MiB);
+}
+END_TEST
+
 static int noatime_seen = -1;
 
 /* Every descriptor of this process for the job's file carries O_NOATIME. */
@@ -227,5 +328,6 @@ void race_descriptors_tests(TCase *tc)
 	tcase_add_test(tc, callers_lease_is_kept);
 	tcase_add_test(tc, dup2_mid_call_cannot_redirect);
 	tcase_add_test(tc, fork_between_dup_and_record);
+	tcase_add_test(tc, fork_while_a_slot_changes_hands);
 	tcase_add_test(tc, reopened_descriptor_keeps_noatime);
 }

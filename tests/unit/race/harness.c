@@ -356,6 +356,15 @@ int fcntl_in_library(int fd, int cmd, ...)
 	return r;
 }
 
+/* job_fds.c names the thread making a descriptor just after it claims the
+ * descriptor's slot: the script's "pthread_self" act runs the instant
+ * before (the slot claimed, its maker not yet named). */
+pthread_t pthread_self(void)
+{
+	hook_point("pthread_self", 0);
+	return REAL(pthread_self)();
+}
+
 int fstatfs_calls;
 
 int fstatfs64(int fd, struct statfs64 *sf)
