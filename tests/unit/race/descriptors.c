@@ -170,29 +170,41 @@ END_TEST
 
 /* fork_while_a_slot_changes_hands: a second thread that has claimed a
  * slot and not yet named itself its maker, then made its descriptor. */
-static int second_claimed, second_duped, second_result = -1, hold_fork_for_dup;
+static int second_claimed, fork_started, second_duped, second_result = -1, hold_fork_for_dup;
 static pthread_t second;
 
-static void hold_20_ms(void)
+static void nap_ms(long ms)
 {
-	struct timespec held = { 0, 20 * 1000000 };
+	struct timespec t = { 0, ms * 1000000 };
 
-	nanosleep(&held, NULL);
+	nanosleep(&t, NULL);
 }
 
-/* Its descriptor made, not yet recorded. */
+/* Until *flag is set, at most a second. */
+static void wait_for(const int *flag)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !__atomic_load_n(flag, __ATOMIC_SEQ_CST); i++)
+		nap_ms(1);
+}
+
+/* Its descriptor made, not yet recorded: while the fork copies the table. */
 static int hold_after_dup(void)
 {
 	__atomic_store_n(&second_duped, 1, __ATOMIC_SEQ_CST);
-	hold_20_ms();
+	nap_ms(20);
 	return 0;
 }
 
-/* The slot claimed, its maker not yet named; then on to the dup. */
+/* The slot claimed, its maker not yet named: until the fork has begun and
+ * job_fds.c's prepare handler has looked at the slot (5 ms: it looks at
+ * once); then on to the dup. */
 static int hold_before_naming(void)
 {
 	__atomic_store_n(&second_claimed, 1, __ATOMIC_SEQ_CST);
-	hold_20_ms();
+	wait_for(&fork_started);
+	nap_ms(5);
 	hk.fn = "fcntl_dupfd";
 	hk.calls = 0;
 	hk.nth = 1;
@@ -208,21 +220,26 @@ static void *second_call(void *arg)
 	return NULL;
 }
 
-/* Run after job_fds.c's prepare handler, as handlers registered earlier
- * are (this constructor runs before the library's): the copy of the
- * descriptor table comes after the second thread's dup, as where the
- * forking thread is preempted there.  At most a second. */
+/* pthread_atfork runs prepare handlers registered later first: this one,
+ * registered by the test, before job_fds.c's ... */
+static void prepare_before_the_library(void)
+{
+	if (__atomic_load_n(&hold_fork_for_dup, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&fork_started, 1, __ATOMIC_SEQ_CST);
+}
+
+static void register_after_the_library(void)
+{
+	pthread_atfork(prepare_before_the_library, NULL, NULL);
+}
+
+/* ... and this one, registered by a constructor that runs before the
+ * library's, after it: the copy of the descriptor table comes after the
+ * second thread's dup, as where the forking thread is preempted there. */
 static void prepare_after_the_library(void)
 {
-	int i;
-
-	if (!__atomic_load_n(&hold_fork_for_dup, __ATOMIC_SEQ_CST))
-		return;
-	for (i = 0; i < 1000 && !__atomic_load_n(&second_duped, __ATOMIC_SEQ_CST); i++) {
-		struct timespec ms = { 0, 1000000 };
-
-		nanosleep(&ms, NULL);
-	}
+	if (__atomic_load_n(&hold_fork_for_dup, __ATOMIC_SEQ_CST))
+		wait_for(&second_duped);
 }
 
 __attribute__((constructor(101))) static void register_before_the_library(void)
@@ -237,17 +254,19 @@ __attribute__((constructor(101))) static void register_before_the_library(void)
  * child held the descriptor. */
 START_TEST(fork_while_a_slot_changes_hands)
 {
+	static pthread_once_t registered = PTHREAD_ONCE_INIT;
 	const char *p = fresh("fork-handed");
 	struct stat file;
 	int fd, status, held = -1;
 	pid_t pid;
 
+	pthread_once(&registered, register_after_the_library);
 	become_multithreaded();
 	fd = open(p, O_RDWR | O_CREAT, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(job(fd, 0, MiB, NULL, NULL), 0); /* this thread made the slot's last */
 	ck_assert_int_eq(stat(p, &file), 0);
-	second_claimed = second_duped = 0;
+	second_claimed = fork_started = second_duped = 0;
 	ck_assert_int_eq(pthread_create(&second, NULL, second_call, &fd), 0);
 	while (!__atomic_load_n(&second_claimed, __ATOMIC_SEQ_CST))
 		sched_yield();
