@@ -106,6 +106,13 @@ START_TEST(dup2_mid_call_cannot_redirect)
 }
 END_TEST
 
+static void nap_ms(long ms)
+{
+	struct timespec t = { 0, ms * 1000000 };
+
+	nanosleep(&t, NULL);
+}
+
 /* The forker of fork_between_dup_and_record, and what its child saw. */
 static int forker_started, child_held = -1;
 
@@ -136,12 +143,10 @@ static pthread_t forker;
  * another thread forks. */
 static int fork_while_held(void)
 {
-	struct timespec held = { 0, 20 * 1000000 };
-
 	ck_assert_int_eq(pthread_create(&forker, NULL, fork_now, NULL), 0);
 	while (!__atomic_load_n(&forker_started, __ATOMIC_SEQ_CST))
 		sched_yield();
-	nanosleep(&held, NULL);
+	nap_ms(20);
 	return 0;
 }
 
@@ -173,13 +178,6 @@ END_TEST
 static int second_claimed, fork_started, second_duped, second_result = -1, hold_fork_for_dup;
 static pthread_t second;
 
-static void nap_ms(long ms)
-{
-	struct timespec t = { 0, ms * 1000000 };
-
-	nanosleep(&t, NULL);
-}
-
 /* Until *flag is set, at most a second. */
 static void wait_for(const int *flag)
 {
@@ -205,11 +203,7 @@ static int hold_before_naming(void)
 	__atomic_store_n(&second_claimed, 1, __ATOMIC_SEQ_CST);
 	wait_for(&fork_started);
 	nap_ms(5);
-	hk.fn = "fcntl_dupfd";
-	hk.calls = 0;
-	hk.nth = 1;
-	hk.after = 1;
-	hk.act = hold_after_dup;
+	script_next("fcntl_dupfd", 1, 1, hold_after_dup);
 	return 0;
 }
 

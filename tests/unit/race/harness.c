@@ -472,13 +472,21 @@ void hook_reset(void)
 	emul_forget_kernel_answers();
 }
 
-void script(const char *fn, int nth, int after, int (*act)(void))
+/* The next act of a job under way (an act may set it): the rest of the
+ * script and the faults stay. */
+void script_next(const char *fn, int nth, int after, int (*act)(void))
 {
-	hook_reset();
 	hk.fn = fn;
+	hk.calls = 0;
 	hk.nth = nth;
 	hk.after = after;
 	hk.act = act;
+}
+
+void script(const char *fn, int nth, int after, int (*act)(void))
+{
+	hook_reset();
+	script_next(fn, nth, after, act);
 }
 
 int job(int fd, int64_t offset, int64_t len, struct lfa_job_report *rep,

@@ -77,6 +77,7 @@ int local_here(const char *why);
 int real_refuses(int flag);
 void hook_reset(void);
 void script(const char *fn, int nth, int after, int (*act)(void));
+void script_next(const char *fn, int nth, int after, int (*act)(void));
 int job(int fd, int64_t offset, int64_t len, struct lfa_job_report *rep,
 	int (*progress)(void *, uint64_t, uint64_t));
 void writes_inside(int64_t offset, int64_t end);
