@@ -28,11 +28,16 @@ i386_build_probe() {
 	gcc -m32 -o "$i386_probe_dir/probe" "$i386_probe_dir/probe.c"
 }
 
-# Prints "native" or "none" (with LFA_I386_NATIVE=no: always "none").
+# Prints "native", "none" (with LFA_I386_NATIVE=no: always "none"), or
+# "handler": the probe runs, but not as the kernel's own (its machine is
+# not the kernel's), so a binfmt_misc handler this run did not register
+# (a machine's own qemu-i386) runs i386 programs.
 i386_detect() {
+	local machine
 	i386_build_probe || { echo none; return; }
-	if [ "${LFA_I386_NATIVE:-}" != no ] && "$i386_probe_dir/probe" > /dev/null 2>&1; then
-		echo native
+	[ "${LFA_I386_NATIVE:-}" != no ] || { echo none; return; }
+	if machine=$("$i386_probe_dir/probe" 2> /dev/null); then
+		if [ "$machine" = "$(uname -m)" ]; then echo native; else echo handler; fi
 	else
 		echo none
 	fi
@@ -40,7 +45,8 @@ i386_detect() {
 
 # Registers qemu-i386 for i386 ELF programs (F: opened now, so it serves in
 # every mount namespace; C: credentials from the program, so setuid tests
-# stay meaningful) and checks that a probe now runs under it.  WHY is said
+# stay meaningful; the kernel asks the newest handler first, so it also
+# stands in front of a machine's own) and checks that a probe now runs under it.  WHY is said
 # in the skip messages of tests that cannot run under qemu.
 i386_qemu_on() { # WHY
 	i386_build_probe || return 1

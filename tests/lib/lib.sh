@@ -13,6 +13,15 @@ LFA_CALL_LFS=$top_builddir/tests/lib/lfa-call-lfs
 WITH_ERRNO=$top_builddir/tests/lib/with-fallocate-errno
 
 skip() { echo "SKIP: $*$(emulated_note)"; exit 77; }
+# A machine may have its own binfmt_misc handler for i386 programs (a
+# qemu-i386 registered before any test): they then start as if the kernel
+# ran them, and only tests/lib/target-probe --emulator tells.  Such a tree
+# is treated as under .ci/i386.sh's qemu.
+if [ -z "${LFA_I386_EMULATED:-}" ] && [ -x "$top_builddir/tests/lib/target-probe" ]; then
+	lfa_emulator=$("$top_builddir/tests/lib/target-probe" --emulator 2> /dev/null) || lfa_emulator=''
+	[ -z "$lfa_emulator" ] ||
+		export LFA_I386_EMULATED="this tree's programs run under $lfa_emulator, a binfmt_misc handler"
+fi
 # Where CI runs i386 programs under qemu (.ci/i386.sh), an i386 tree's
 # skips say so: qemu-user has no seccomp, and strace sees qemu's syscalls.
 emulated_note() {

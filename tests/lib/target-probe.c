@@ -3,8 +3,53 @@
 /* Built like every test program of the tree and run by tests/lib/target-run.sh
  * before each test: whether it starts at all says whether this kernel runs
  * the tree's programs (an i386 tree on a kernel without IA32 emulation:
- * "Exec format error"), and, run under qemu-user, whether qemu can. */
-int main(void)
+ * "Exec format error"), and, run under qemu-user, whether qemu can.
+ *
+ * With --emulator it prints the program the kernel really runs for it when
+ * that is another one (a binfmt_misc handler such as qemu-i386, which a
+ * machine may have registered before any test), and nothing when the
+ * kernel runs it itself.  Such an emulator answers /proc/self/exe, and
+ * /proc/PID/exe for its own PID, with the emulated program; a child asks
+ * for its parent's, which no emulator rewrites. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int print_emulator(void)
 {
+	char self[PATH_MAX], real[PATH_MAX], link[64];
+	ssize_t self_len, real_len;
+	pid_t parent = getpid(), child;
+	int status;
+
+	self_len = readlink("/proc/self/exe", self, sizeof self);
+	if (self_len < 0)
+		return 1;
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		snprintf(link, sizeof link, "/proc/%ld/exe", (long)parent);
+		real_len = readlink(link, real, sizeof real);
+		if (real_len < 0)
+			_exit(1);
+		if (real_len != self_len || memcmp(real, self, (size_t)self_len) != 0)
+			printf("%.*s\n", (int)real_len, real);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--emulator") == 0)
+		return print_emulator();
 	return 0;
 }

@@ -36,10 +36,11 @@ ${CC:-cc} -O2 -o "$bin/held-file" "$top_srcdir/tests/lib/held-file.c" || exit 99
 need_same_class "$FALLOCATE_PRELOAD_LIBRARY" "$bin/held-file"
 seccomp_too=
 if ${CC:-cc} -O2 -static -o "$bin/held-file-static" "$top_srcdir/tests/lib/held-file.c" 2> /dev/null &&
-	[ -x "${FALLOCATE_PRELOAD_SECCOMP_HELPER:-}" ] && ! under_qemu_user; then
+	[ -x "${FALLOCATE_PRELOAD_SECCOMP_HELPER:-}" ] && ! under_qemu_user &&
+	"$FALLOCATE_PRELOAD" --seccomp true > /dev/null 2>&1; then
 	seccomp_too=yes
 else
-	note "--seccomp part skipped: no static C library, no supervisor, or qemu-user"
+	note "--seccomp part skipped: no static C library, no supervisor, qemu-user, or no seccomp user notification here"
 fi
 
 sshd_start "$scratch/sshd" on_exit "$sftp_server"
