@@ -38,37 +38,43 @@ static int short_of(int64_t blocks, int64_t len)
 	return blocks < (len - 1) / 512 + 1;
 }
 
-/* Whether the count the kernel keeps falls short of len now (no count
- * proves nothing). */
-static int kept_short(int fd, int64_t len, unsigned *syscalls)
+/* Whether the file's block count falls short of len: the count the kernel
+ * keeps (statx_sync: AT_STATX_DONT_SYNC) or the filesystem's, asked now
+ * (statx_sync: 0).
+ * A count statx leaves out is if_unknown: short for the kept one, which
+ * proves nothing, since the filesystem is asked next; not short for the
+ * filesystem's.  A look that fails lets the answer stand (not short);
+ * fstat looks only where there is no statx (before Linux 4.11). */
+static int blocks_short(int fd, int64_t len, int statx_sync, int if_unknown, unsigned *syscalls)
 {
 	struct stat64 st;
 #ifdef HAVE_STATX
 	struct statx sx;
 
 	++*syscalls;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BLOCKS, &sx) == 0)
-		return !(sx.stx_mask & STATX_BLOCKS) || short_of((int64_t)sx.stx_blocks, len);
+	if (statx(fd, "", AT_EMPTY_PATH | statx_sync, STATX_BLOCKS, &sx) == 0)
+		return sx.stx_mask & STATX_BLOCKS ? short_of((int64_t)sx.stx_blocks, len) : if_unknown;
+	if (errno != ENOSYS)
+		return 0;
+#else
+	(void)statx_sync, (void)if_unknown;
 #endif
 	++*syscalls;
 	return fstat64(fd, &st) == 0 && short_of(st.st_blocks, len);
 }
 
-/* Whether the count the filesystem gives, asked now, falls short. */
+#ifndef AT_STATX_DONT_SYNC
+#define AT_STATX_DONT_SYNC 0 /* no statx: fstat is the look */
+#endif
+
+static int kept_short(int fd, int64_t len, unsigned *syscalls)
+{
+	return blocks_short(fd, len, AT_STATX_DONT_SYNC, 1, syscalls);
+}
+
 static int short_when_asked(int fd, int64_t len, unsigned *syscalls)
 {
-	struct stat64 st;
-#ifdef HAVE_STATX
-	struct statx sx;
-
-	++*syscalls;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_BLOCKS, &sx) == 0)
-		return (sx.stx_mask & STATX_BLOCKS) && short_of((int64_t)sx.stx_blocks, len);
-	if (errno != ENOSYS)
-		return 0;
-#endif
-	++*syscalls;
-	return fstat64(fd, &st) == 0 && short_of(st.st_blocks, len);
+	return blocks_short(fd, len, 0, 0, syscalls);
 }
 
 /* The table's facts of the file's filesystem, left in rep for the

@@ -30,6 +30,8 @@ static int fallocate_calls;
 static int fallocate_lies;  /* the syscall answers 0 and does nothing */
 static int statx_errno;     /* what statx answers; 0: the kernel */
 static int statx_immutable; /* statx adds the immutable attribute */
+static int statx_errno_after_call; /* what statx answers once fallocate was called */
+static int looks_after_call;       /* statx and fstat64 calls after it */
 /* The filesystem played (fstatfs64's f_type; 0: the real one), and what
  * statx says of it: SMB's attribute mask and an anonymous device.  statx
  * then names no mount, so that nothing the library remembers of the real
@@ -56,6 +58,11 @@ long syscall(long nr, ...)
 
 int statx(int fd, const char *path, int flags, unsigned mask, struct statx *sx)
 {
+	looks_after_call += fallocate_calls > 0;
+	if (statx_errno_after_call && fallocate_calls > 0) {
+		errno = statx_errno_after_call;
+		return -1;
+	}
 	if (statx_errno) {
 		errno = statx_errno;
 		return -1;
@@ -109,10 +116,17 @@ static void environment(const char *name, ...)
 	lfa_settings_reload();
 }
 
+int fstat64(int fd, struct stat64 *st)
+{
+	looks_after_call += fallocate_calls > 0;
+	return REAL(fstat64)(fd, st);
+}
+
 /* The tests share one process under CK_FORK=no (valgrind). */
 static void teardown(void)
 {
 	fallocate_errno = statx_errno = statx_immutable = fallocate_lies = 0;
+	statx_errno_after_call = looks_after_call = 0;
 	played_fs_type = played_smb_statx = 0;
 	environment(NULL);
 }
@@ -359,6 +373,29 @@ START_TEST(kernel_that_reserved_nothing)
 	}
 
 	never_asks_only_the_kernel(fd, p);
+}
+END_TEST
+
+/* After the kernel's 0, a look at the blocks that fails (statx refused
+ * from then on, as a sandbox or a layer may) lets the 0 stand, and no
+ * other look is tried: fstat, through FUSE, may ask the server, which
+ * finds files by name and would answer for whatever has the name now. */
+START_TEST(failed_look_after_zero_lets_it_stand)
+{
+	struct lfa_report rep = LFA_REPORT_INIT;
+	const char *p;
+	int fd = old_file("failed-look", &p);
+
+	fallocate_lies = 1;
+	fallocate_calls = 0;
+	statx_errno_after_call = EPERM;
+	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
+	ck_assert_int_eq(fallocate_calls, 1);
+	ck_assert_int_eq(rep.path, LFA_PATH_NATIVE);
+	ck_assert_uint_eq(rep.notes, 0);
+	ck_assert_int_eq(looks_after_call, 1);
+	ck_assert_int_eq(file_size(fd), OLD_LEN);
+	ck_assert_int_eq(first_mismatch(p, 0, OLD_LEN, 0, OLD_LEN, SEED), -1);
 }
 END_TEST
 
@@ -860,6 +897,7 @@ int main(void)
 	tcase_add_test(tc, other_modes_keep_the_kernels_answer);
 	tcase_add_test(tc, kernel_success_passes_through);
 	tcase_add_loop_test(tc, kernel_that_reserved_nothing, 0, 2);
+	tcase_add_test(tc, failed_look_after_zero_lets_it_stand);
 	tcase_add_test(tc, unreserved_on_smb_and_copy_on_write);
 	tcase_add_test(tc, kernel_not_asked_where_its_zero_only_grows);
 	tcase_add_test(tc, debug_line_of_the_kernels_answer);
