@@ -17,37 +17,40 @@ i386_qemu=/usr/bin/qemu-i386-static
 i386_mounted_binfmt=no
 i386_probe_dir=''
 
-# A program that prints its uname machine: i686 under qemu-i386, x86_64
-# for a 32-bit program on an x86_64 kernel.
+# tests/lib/target-probe built for i386: it starts where something runs
+# i386 programs, and --emulator names the emulator a binfmt_misc handler
+# runs them under (nothing where the kernel runs them; exit 2: cannot
+# tell), the same look the tests take (tests/lib/lib.sh).
+i386_probe_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/lib/target-probe.c
 i386_build_probe() {
 	[ -n "$i386_probe_dir" ] && return 0
 	i386_probe_dir=$(mktemp -d "${TMPDIR:-/tmp}/lfa-i386.XXXXXX")
-	printf '%s\n' '#include <stdio.h>' '#include <sys/utsname.h>' \
-		'int main(void) { struct utsname u; uname(&u); puts(u.machine); return 0; }' \
-		> "$i386_probe_dir/probe.c"
-	gcc -m32 -o "$i386_probe_dir/probe" "$i386_probe_dir/probe.c"
+	gcc -m32 -o "$i386_probe_dir/probe" "$i386_probe_src"
 }
 
 # Prints "native", "none" (with LFA_I386_NATIVE=no: always "none"), or
-# "handler": the probe runs, but not as the kernel's own (its machine is
-# not the kernel's), so a binfmt_misc handler this run did not register
-# (a machine's own qemu-i386) runs i386 programs.
+# "handler WHAT": i386 programs run, but under an emulator a binfmt_misc
+# handler this run did not register (a machine's own qemu-i386), or where
+# the probe cannot tell.
 i386_detect() {
-	local machine
+	local emulator rc=0
 	i386_build_probe || { echo none; return; }
 	[ "${LFA_I386_NATIVE:-}" != no ] || { echo none; return; }
-	if machine=$("$i386_probe_dir/probe" 2> /dev/null); then
-		if [ "$machine" = "$(uname -m)" ]; then echo native; else echo handler; fi
-	else
-		echo none
-	fi
+	emulator=$("$i386_probe_dir/probe" --emulator 2> /dev/null) || rc=$?
+	case $rc:$emulator in
+	0:) echo native ;;
+	0:*) echo "handler $emulator" ;;
+	2:*) echo "handler tests/lib/target-probe --emulator cannot tell: taken as one" ;;
+	*) echo none ;;
+	esac
 }
 
 # Registers qemu-i386 for i386 ELF programs (F: opened now, so it serves in
 # every mount namespace; C: credentials from the program, so setuid tests
 # stay meaningful; the kernel asks the newest handler first, so it also
-# stands in front of a machine's own) and checks that a probe now runs under it.  WHY is said
-# in the skip messages of tests that cannot run under qemu.
+# stands in front of a machine's own) and checks that the probe now runs
+# under it.  WHY is said in the skip messages of tests that cannot run
+# under qemu.
 i386_qemu_on() { # WHY
 	i386_build_probe || return 1
 	[ -x "$i386_qemu" ] || { echo "no $i386_qemu (qemu-user-static)"; return 1; }
@@ -59,9 +62,12 @@ i386_qemu_on() { # WHY
 	[ ! -e "$i386_binfmt/$i386_entry" ] || echo -1 > "$i386_binfmt/$i386_entry"
 	printf '%s' ":$i386_entry:M::"'\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00:\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'":$i386_qemu:FC" \
 		> "$i386_binfmt/register" 2> /dev/null || { echo "binfmt_misc refused the registration"; return 1; }
-	local machine
-	machine=$("$i386_probe_dir/probe" 2>&1) || true
-	[ "$machine" = i686 ] || { echo "an i386 program does not run under qemu after all: $machine"; return 1; }
+	local emulator
+	emulator=$("$i386_probe_dir/probe" --emulator 2>&1) || true
+	case $emulator in
+	"$i386_qemu" | "$i386_qemu (deleted)") ;;
+	*) echo "an i386 program does not run under $i386_qemu after all: ${emulator:-the kernel runs it}"; return 1 ;;
+	esac
 	export LFA_I386_EMULATED="i386 programs run under qemu-i386 (binfmt_misc): $1"
 }
 

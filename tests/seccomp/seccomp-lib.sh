@@ -16,13 +16,8 @@ export FALLOCATE_PRELOAD_LIBRARY FALLOCATE_PRELOAD_SECCOMP_HELPER=$helper
 need_same_class "$FALLOCATE_PRELOAD_LIBRARY" /bin/sh
 unset LIBFALLOCATE_EMULATION LIBFALLOCATE_DEBUG LIBFALLOCATE_EMULATE_FALLOCATE \
 	FALLOCATE_PRELOAD_SECCOMP LD_PRELOAD
-rc=0
-out=$("$w" --seccomp true 2>&1) || rc=$?
-case $rc:$out in
-0:) ;;
-126:*kernel*) skip "$out" ;;
-*) fail "--seccomp true: exit $rc: $out" ;;
-esac
+why=$(seccomp_unserved "$w") || { echo "$why"; exit 1; }
+[ -z "$why" ] || skip "$why"
 bin=$scratch/bin
 mkdir "$bin" || exit 99
 ${CC:-cc} -static -O2 -pthread -o "$bin/glibc-static" "$top_srcdir/tests/seccomp/seccomp-target.c" \

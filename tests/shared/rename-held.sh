@@ -35,13 +35,13 @@ mkdir -p "$bin"
 ${CC:-cc} -O2 -o "$bin/held-file" "$top_srcdir/tests/lib/held-file.c" || exit 99
 need_same_class "$FALLOCATE_PRELOAD_LIBRARY" "$bin/held-file"
 seccomp_too=
+why="no static C library, no supervisor, or qemu-user"
 if ${CC:-cc} -O2 -static -o "$bin/held-file-static" "$top_srcdir/tests/lib/held-file.c" 2> /dev/null &&
-	[ -x "${FALLOCATE_PRELOAD_SECCOMP_HELPER:-}" ] && ! under_qemu_user &&
-	"$FALLOCATE_PRELOAD" --seccomp true > /dev/null 2>&1; then
-	seccomp_too=yes
-else
-	note "--seccomp part skipped: no static C library, no supervisor, qemu-user, or no seccomp user notification here"
+	[ -x "${FALLOCATE_PRELOAD_SECCOMP_HELPER:-}" ] && ! under_qemu_user; then
+	why=$(seccomp_unserved "$FALLOCATE_PRELOAD") || { echo "$why"; exit 1; }
+	[ -n "$why" ] || seccomp_too=yes
 fi
+[ -n "$seccomp_too" ] || note "--seccomp part skipped: $why"
 
 sshd_start "$scratch/sshd" on_exit "$sftp_server"
 case $? in 0) ;; 1) skip "$why" ;; *) fail "$why" ;; esac

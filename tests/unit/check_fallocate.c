@@ -384,10 +384,11 @@ START_TEST(failed_look_after_zero_lets_it_stand)
 {
 	struct lfa_report rep = LFA_REPORT_INIT;
 	const char *p;
-	int fd = old_file("failed-look", &p);
+	int fd;
 
-	fallocate_lies = 1;
 	fallocate_calls = 0;
+	fd = old_file("failed-look", &p);
+	fallocate_lies = 1;
 	statx_errno_after_call = EPERM;
 	ck_assert_int_eq(lfa_allocate(fd, 0, MiB, NULL, &rep), 0);
 	ck_assert_int_eq(fallocate_calls, 1);
