@@ -22,6 +22,7 @@ bin=$scratch/bin
 mkdir "$bin" || exit 99
 ${CC:-cc} -static -O2 -pthread -o "$bin/glibc-static" "$top_srcdir/tests/seccomp/seccomp-target.c" \
 	2>"$scratch/cc.err" || skip "cannot link statically with glibc: $(head -3 "$scratch/cc.err")"
+# shellcheck disable=SC2034 # rc and out are for the tests that source this
 run() { rc=0; out=$("$@" 2>&1) || rc=$?; }
 # Milliseconds of CLOCK_REALTIME (GNU date).
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
